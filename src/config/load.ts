@@ -1,0 +1,125 @@
+// Loads the configuration: file (FICTA_HOME/config.toml or --config) < FICTA_* environment < flags,
+// validated by the zod schema with errors that name the key and where it came from.
+
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse as parseToml } from 'smol-toml';
+import type { z } from 'zod';
+import { FictaError } from '../errors.ts';
+import { err, ok, type Result } from '../util/result.ts';
+import { resolveHome } from './home.ts';
+import { ConfigSchema, type Config } from './schema.ts';
+
+type Tree = Record<string, unknown>;
+
+export interface LoadConfigOptions {
+  /** Values from command-line flags (highest precedence), in the schema's shape. */
+  flags?: Tree;
+  /** Explicit config file; when absent FICTA_HOME/config.toml is read if it exists. */
+  configFile?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** FICTA_* variables and the config keys they set. */
+const ENV_KEYS: ReadonlyArray<readonly [string, readonly string[], 'string' | 'int']> = [
+  ['FICTA_HOST', ['host'], 'string'],
+  ['FICTA_PORT', ['port'], 'int'],
+  ['FICTA_ANTHROPIC_UPSTREAM', ['upstreams', 'anthropic'], 'string'],
+  ['FICTA_OPENAI_UPSTREAM', ['upstreams', 'openai'], 'string'],
+  ['FICTA_LOG_LEVEL', ['log', 'level'], 'string'],
+  ['FICTA_MAX_BODY_BYTES', ['limits', 'maxBodyBytes'], 'int'],
+];
+
+/** Reads, merges and validates the configuration. */
+export function loadConfig(options: LoadConfigOptions = {}): Result<Config> {
+  const env = options.env ?? process.env;
+  const home = resolveHome(env);
+  const fileResult = readConfigFile(options.configFile, home);
+  if (!fileResult.ok) return fileResult;
+  const envResult = readEnv(env);
+  if (!envResult.ok) return envResult;
+
+  const merged = mergeTrees(mergeTrees(fileResult.value.tree, envResult.value), options.flags ?? {});
+  merged.home = home;
+  const parsed = ConfigSchema.safeParse(merged);
+  if (!parsed.success) {
+    return err(new FictaError('FICTA_CONFIG_INVALID', formatIssue(parsed.error, fileResult.value.source)));
+  }
+  return ok(parsed.data);
+}
+
+function readConfigFile(explicit: string | undefined, home: string): Result<{ tree: Tree; source: string }> {
+  const path = explicit ?? join(home, 'config.toml');
+  if (explicit === undefined && !existsSync(path)) return ok({ tree: {}, source: 'defaults' });
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (cause) {
+    return err(new FictaError('FICTA_CONFIG_INVALID', `config: cannot read ${path}: ${(cause as NodeJS.ErrnoException).code ?? 'error'}`, { cause }));
+  }
+  try {
+    const tree = path.endsWith('.json') ? (JSON.parse(text) as unknown) : (parseToml(text) as unknown);
+    if (typeof tree !== 'object' || tree === null || Array.isArray(tree)) {
+      return err(new FictaError('FICTA_CONFIG_INVALID', `config: ${path}: top level must be a table`));
+    }
+    const { home: _ignored, ...rest } = tree as Tree;
+    return ok({ tree: rest, source: path });
+  } catch (cause) {
+    const line = (cause as { line?: number }).line;
+    const where = line === undefined ? '' : ` (line ${line})`;
+    return err(new FictaError('FICTA_CONFIG_INVALID', `config: ${path}: not valid ${path.endsWith('.json') ? 'JSON' : 'TOML'}${where}`, { cause }));
+  }
+}
+
+function readEnv(env: NodeJS.ProcessEnv): Result<Tree> {
+  const tree: Tree = {};
+  for (const [name, path, kind] of ENV_KEYS) {
+    const raw = env[name];
+    if (raw === undefined || raw === '') continue;
+    let value: unknown = raw;
+    if (kind === 'int') {
+      if (!/^\d+$/.test(raw)) return err(new FictaError('FICTA_CONFIG_INVALID', `config: ${name} must be a whole number`));
+      value = Number(raw);
+    }
+    setPath(tree, path, value);
+  }
+  return ok(tree);
+}
+
+function setPath(tree: Tree, path: readonly string[], value: unknown): void {
+  let node = tree;
+  for (let i = 0; i < path.length - 1; i++) {
+    const key = path[i] as string;
+    const next = node[key];
+    if (typeof next !== 'object' || next === null) node[key] = {};
+    node = node[key] as Tree;
+  }
+  node[path[path.length - 1] as string] = value;
+}
+
+/** Deep-merges `over` onto `base`; plain objects merge, everything else is replaced, except secret lists, which are unioned. */
+function mergeTrees(base: Tree, over: Tree, path = ''): Tree {
+  const out: Tree = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    if (value === undefined) continue;
+    const prev = out[key];
+    const here = path === '' ? key : `${path}.${key}`;
+    if (isPlainObject(prev) && isPlainObject(value)) out[key] = mergeTrees(prev, value, here);
+    else if ((here === 'secrets.envFiles' || here === 'secrets.env') && Array.isArray(prev) && Array.isArray(value)) {
+      out[key] = [...new Set([...prev, ...value])];
+    } else out[key] = value;
+  }
+  return out;
+}
+
+function isPlainObject(v: unknown): v is Tree {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function formatIssue(error: z.ZodError, source: string): string {
+  const issue = error.issues[0];
+  if (issue === undefined) return 'config: invalid';
+  const key = issue.path.length === 0 ? '(top level)' : issue.path.join('.');
+  const where = source === 'defaults' ? '' : ` (from ${source} or environment/flags)`;
+  return `config: ${key}: ${issue.message.toLowerCase()}${where}`;
+}

@@ -1,0 +1,69 @@
+// The configuration schema: the single source of defaults and of what a valid setting is.
+
+import { z } from 'zod';
+
+const MiB = 1024 * 1024;
+
+/** Request bodies above this are refused with 413 (DESIGN §2). */
+export const DEFAULT_MAX_BODY_BYTES = 32 * MiB;
+
+const httpUrl = z
+  .string()
+  .refine((s) => /^https?:\/\/[^/?#]+(\/[^?#]*)?$/i.test(s), { message: 'must be an http(s) URL without query or fragment' });
+
+const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+export const ConfigSchema = z
+  .object({
+    /** Where the vault, keys, registry and config live. */
+    home: z.string().min(1),
+    host: z.string().min(1).default('127.0.0.1'),
+    port: z.number().int().min(0).max(65535).default(8787),
+    upstreams: z
+      .object({
+        anthropic: httpUrl.default('https://api.anthropic.com'),
+        openai: httpUrl.default('https://api.openai.com'),
+      })
+      .strict()
+      .prefault({}),
+    limits: z
+      .object({
+        /** Largest request body accepted, as received (compressed or not). */
+        maxBodyBytes: z.number().int().positive().default(DEFAULT_MAX_BODY_BYTES),
+        /** Largest request body after content-encoding is decoded (gzip bomb guard). */
+        maxDecodedBytes: z.number().int().positive().default(DEFAULT_MAX_BODY_BYTES),
+        /** Largest single SSE event or undelimited response region held while restoring. */
+        maxEventBytes: z.number().int().positive().default(DEFAULT_MAX_BODY_BYTES),
+        /** Time to connect to an upstream. */
+        connectTimeoutMs: z.number().int().positive().default(10_000),
+        /** Time from sending a request to the upstream's response headers (non-streaming calls can think for minutes). */
+        headersTimeoutMs: z.number().int().positive().default(600_000),
+        /** Longest silence between two chunks of an upstream response body. */
+        bodyTimeoutMs: z.number().int().positive().default(600_000),
+        /** How long SIGINT/SIGTERM waits for in-flight requests before closing them. */
+        shutdownGraceMs: z.number().int().nonnegative().default(10_000),
+      })
+      .strict()
+      .prefault({}),
+    secrets: z
+      .object({
+        /** dotenv files whose values are registered secrets. */
+        envFiles: z.array(z.string().min(1)).default([]),
+        /** Names of environment variables whose values are registered secrets. */
+        env: z.array(z.string().min(1)).default([]),
+        /** Use the sealed vault when it exists ("auto"), always ("on"), or never ("off"). */
+        vault: z.enum(['auto', 'on', 'off']).default('auto'),
+      })
+      .strict()
+      .prefault({}),
+    log: z
+      .object({
+        level: logLevel.default('info'),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict();
+
+export type Config = z.infer<typeof ConfigSchema>;
+export type ConfigInput = z.input<typeof ConfigSchema>;
