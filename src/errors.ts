@@ -16,6 +16,7 @@ export type FictaErrorCode =
   | 'FICTA_UPSTREAM_UNREACHABLE'
   | 'FICTA_UPSTREAM_TIMEOUT'
   | 'FICTA_STREAM_OVERFLOW'
+  | 'FICTA_CLIENT_ABORTED'
   | (string & { readonly __brand?: 'FictaErrorCode' });
 
 export interface FictaErrorOptions {

@@ -1,0 +1,107 @@
+// Programmatic API: createFicta(config) builds the registry, upstream client and app; listen() starts
+// the proxy. The CLI's `serve` is a thin wrapper around this.
+
+import type { Hono } from 'hono';
+import type { Config } from './config/schema.ts';
+import { FictaError } from './errors.ts';
+import { createLogger, logEvent, type Logger } from './log/logger.ts';
+import { createApp, type AppEnv } from './server/app.ts';
+import { createInFlight, listen, type RunningServer } from './server/listen.ts';
+import type { UpstreamTarget } from './server/proxy.ts';
+import { createUpstreamClient } from './server/upstream.ts';
+import { createEnvFileSource, createEnvVarSource } from './secrets/env-sources.ts';
+import { createFilePlaceholderKeyProvider } from './secrets/placeholder-key-file.ts';
+import { createSecretRegistry, type SecretRegistry } from './secrets/registry.ts';
+import type { PlaceholderKeyProvider, SecretSource } from './secrets/types.ts';
+
+export type { Config } from './config/schema.ts';
+export type { SecretEntry, SecretSource, PlaceholderKeyProvider } from './secrets/types.ts';
+export type { RunningServer } from './server/listen.ts';
+
+export interface FictaOptions {
+  config: Config;
+  env?: NodeJS.ProcessEnv;
+  logger?: Logger;
+  /** Extra secret sources (the vault), added to those the config names. */
+  sources?: SecretSource[];
+  /** Where the placeholder key lives; FICTA_HOME/placeholder.key by default. */
+  keyProvider?: PlaceholderKeyProvider;
+}
+
+export interface Ficta {
+  app: Hono<AppEnv>;
+  registry: SecretRegistry;
+  logger: Logger;
+  /** Starts listening on the configured host and port. */
+  listen(): Promise<RunningServer>;
+  /** Stops the server (graceful) and releases every resource. */
+  close(): Promise<void>;
+}
+
+/** Builds a proxy from a validated config; throws FictaError when the secrets cannot be loaded. */
+export async function createFicta(options: FictaOptions): Promise<Ficta> {
+  const { config } = options;
+  const env = options.env ?? process.env;
+  const logger = options.logger ?? createLogger({ level: config.log.level });
+
+  const sources: SecretSource[] = [
+    ...config.secrets.envFiles.map((p) => createEnvFileSource(p)),
+    ...(config.secrets.env.length > 0
+      ? [createEnvVarSource(config.secrets.env, env, (name) => logEvent(logger, 'warn', 'secrets_skipped', { name, reason: 'not-set', source: 'env' }))]
+      : []),
+    ...(options.sources ?? []),
+  ];
+  const registryResult = await createSecretRegistry({
+    sources,
+    keyProvider: options.keyProvider ?? createFilePlaceholderKeyProvider(config.home),
+    onSkipped: (skipped) => {
+      for (const s of skipped) logEvent(logger, 'warn', 'secrets_skipped', { name: s.name, source: s.source, reason: s.reason });
+    },
+    onLoaded: (info) => logEvent(logger, 'info', 'secrets_loaded', { count: info.count, version: info.version, buildMs: Math.round(info.buildMs) }),
+    onError: (error) => logEvent(logger, 'error', 'secrets_reload_failed', { code: error.code, error: error.message }),
+  });
+  if (!registryResult.ok) throw registryResult.error;
+  const registry = registryResult.value;
+
+  const upstream = createUpstreamClient(config.limits);
+  const inFlight = createInFlight();
+  const app = createApp(
+    {
+      registry,
+      upstream,
+      upstreams: { anthropic: parseUpstream(config.upstreams.anthropic), openai: parseUpstream(config.upstreams.openai) },
+      logger,
+      limits: config.limits,
+    },
+    { onRequestStart: inFlight.start, onRequestEnd: inFlight.end },
+  );
+
+  let running: RunningServer | undefined;
+  return {
+    app,
+    registry,
+    logger,
+    async listen() {
+      running = await listen(app, config.host, config.port, inFlight, logger);
+      logEvent(logger, 'info', 'listening', { url: running.url });
+      return running;
+    },
+    async close() {
+      if (running !== undefined) await running.close(config.limits.shutdownGraceMs);
+      await registry.close();
+      await upstream.close();
+      logEvent(logger, 'info', 'shutdown', {});
+      logger.flush();
+    },
+  };
+}
+
+function parseUpstream(url: string): UpstreamTarget {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch (cause) {
+    throw new FictaError('FICTA_CONFIG_INVALID', `config: upstream ${url} is not a URL`, { cause });
+  }
+  return { origin: u.origin, basePath: u.pathname.replace(/\/+$/, '') };
+}

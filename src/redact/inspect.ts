@@ -1,0 +1,158 @@
+// Finds every occurrence of a registered value in a buffer, in every form it can take there: raw and
+// JSON-escaped (1–3 levels, compiled into the automaton) in one pass; and, only when the bytes hold a
+// `\u` or `\/` escape, inside decoded views of the strings that hold them (nested JSON text included).
+// Both the redactor and the fail-closed gate use it: the gate runs it on the exact outgoing bytes.
+
+import { decodeEscapes, findStringEnd, findStringStart, type DecodedView } from './json-text.ts';
+import type { SecretSet } from './secret-set.ts';
+
+/** How a buffer is read: JSON text, other text, or opaque bytes (raw forms only). */
+export type TextKind = 'json' | 'text' | 'binary';
+
+/** A registered value found at source bytes [start, end). */
+export interface Hit {
+  start: number;
+  end: number;
+  secret: number;
+  /** Found in a decoded view of a JSON string literal, so it lies inside one. */
+  inString: boolean;
+}
+
+/** Views nest at most this deep (a `\u` inside JSON text inside a string inside a string). */
+const MAX_VIEW_DEPTH = 3;
+const BACKSLASH = 0x5c;
+
+/** Every hit of a registered value in `buf` (overlapping hits included; see selectHits). */
+export function inspect(set: SecretSet, buf: Buffer, kind: TextKind): Hit[] {
+  const hits: Hit[] = [];
+  if (set.size === 0 || buf.length === 0) return hits;
+  scanRaw(set, buf, hits, false);
+  if (kind !== 'binary' && hasEscapeTrigger(buf)) {
+    for (const h of scanEscaped(set, buf, kind === 'json', 1)) hits.push(h);
+  }
+  return hits;
+}
+
+/** True when `buf` holds a `\u` or `\/` escape, forms the compiled automaton cannot see. */
+export function hasEscapeTrigger(buf: Buffer): boolean {
+  return nextTrigger(buf, 0) !== -1;
+}
+
+function nextTrigger(buf: Buffer, from: number): number {
+  let i = buf.indexOf(BACKSLASH, from);
+  while (i !== -1 && i + 1 < buf.length) {
+    const n = buf[i + 1];
+    if (n === 0x75 /* u */ || n === 0x2f /* / */) return i;
+    // Skip the escaped character (an escaped backslash must not pair with the next byte).
+    i = buf.indexOf(BACKSLASH, i + 2);
+  }
+  return -1;
+}
+
+function scanRaw(set: SecretSet, buf: Buffer, out: Hit[], inString: boolean): void {
+  const m = set.matcher.scan(buf);
+  for (let i = 0; i < m.count; i++) {
+    const pid = m.ids[i] as number;
+    const end = m.ends[i] as number;
+    out.push({ start: end - (set.patternLength[pid] as number), end, secret: set.patternSecret[pid] as number, inString });
+  }
+}
+
+function scanEscaped(set: SecretSet, buf: Buffer, jsonish: boolean, depth: number): Hit[] {
+  const hits: Hit[] = [];
+  if (!jsonish) {
+    collectView(set, decodeEscapes(buf, 0, buf.length), depth, hits, false);
+    return hits;
+  }
+  let pos = 0;
+  let floor = 0;
+  for (;;) {
+    const p = nextTrigger(buf, pos);
+    if (p === -1) break;
+    let s = findStringStart(buf, p, floor);
+    if (s === -1) s = floor - 1;
+    let e = findStringEnd(buf, p, buf.length);
+    if (e === -1) e = buf.length;
+    collectView(set, decodeEscapes(buf, s + 1, e), depth, hits, true);
+    pos = e + 1;
+    floor = pos;
+    if (pos >= buf.length) break;
+  }
+  return hits;
+}
+
+function collectView(set: SecretSet, view: DecodedView, depth: number, out: Hit[], inString: boolean): void {
+  const local: Hit[] = [];
+  scanRaw(set, view.bytes, local, inString);
+  if (depth < MAX_VIEW_DEPTH && hasEscapeTrigger(view.bytes)) {
+    for (const h of scanEscaped(set, view.bytes, looksLikeJson(view.bytes), depth + 1)) local.push(h);
+  }
+  for (const h of local) {
+    out.push({ start: view.srcStart[h.start] as number, end: view.srcEnd[h.end - 1] as number, secret: h.secret, inString });
+  }
+}
+
+/** True when the first non-blank byte opens a JSON object or array. */
+export function looksLikeJson(buf: Uint8Array): boolean {
+  for (let i = 0; i < buf.length; i++) {
+    const b = buf[i] as number;
+    if (b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09) continue;
+    return b === 0x7b || b === 0x5b;
+  }
+  return false;
+}
+
+/**
+ * Picks non-overlapping hits to replace: the longest wins an overlap (then the leftmost), and the
+ * result is ordered by start. Hits are first cut into clusters of transitively overlapping spans, so
+ * the common case (no overlaps) is one sort.
+ */
+export function selectHits(hits: readonly Hit[]): Hit[] {
+  const sorted = hits.slice().sort((a, b) => a.start - b.start || b.end - a.end);
+  const out: Hit[] = [];
+  let i = 0;
+  while (i < sorted.length) {
+    let j = i + 1;
+    let clusterEnd = (sorted[i] as Hit).end;
+    while (j < sorted.length && (sorted[j] as Hit).start < clusterEnd) {
+      clusterEnd = Math.max(clusterEnd, (sorted[j] as Hit).end);
+      j++;
+    }
+    if (j === i + 1) out.push(sorted[i] as Hit);
+    else for (const h of resolveCluster(sorted.slice(i, j))) out.push(h);
+    i = j;
+  }
+  return out;
+}
+
+function resolveCluster(cluster: Hit[]): Hit[] {
+  const byPriority = cluster.sort((a, b) => b.end - b.start - (a.end - a.start) || a.start - b.start);
+  const taken: Hit[] = [];
+  if (cluster.length <= 16) {
+    for (const h of byPriority) {
+      if (!taken.some((t) => h.start < t.end && t.start < h.end)) taken.push(h);
+    }
+  } else {
+    // Large clusters (a value repeated back to back): an occupancy map keeps this linear in the span.
+    let lo = Infinity;
+    let hi = 0;
+    for (const h of cluster) {
+      lo = Math.min(lo, h.start);
+      hi = Math.max(hi, h.end);
+    }
+    const used = new Uint8Array(hi - lo);
+    for (const h of byPriority) {
+      let free = true;
+      for (let k = h.start - lo; k < h.end - lo; k++) {
+        if (used[k] === 1) {
+          free = false;
+          break;
+        }
+      }
+      if (!free) continue;
+      used.fill(1, h.start - lo, h.end - lo);
+      taken.push(h);
+    }
+  }
+  return taken.sort((a, b) => a.start - b.start);
+}

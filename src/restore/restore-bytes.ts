@@ -1,0 +1,72 @@
+// Replaces complete placeholders in bytes with their values, escaped for their context, and reports
+// where a trailing partial placeholder starts so a stream can hold it back until the next piece.
+
+import { PLACEHOLDER_FIRST_BYTE, PLACEHOLDER_LENGTH, probePlaceholder } from '../redact/placeholder.ts';
+import type { CountMap } from '../redact/replace.ts';
+import { bump } from '../redact/replace.ts';
+import type { SecretSet } from '../redact/secret-set.ts';
+
+export interface RestoreStats {
+  /** Restores per secret index. */
+  restores: CountMap;
+  /** Placeholder-like text that matched no registered value (mangled or unknown). */
+  misses: number;
+}
+
+/** Fresh, empty stats. */
+export function createRestoreStats(): RestoreStats {
+  return { restores: new Map(), misses: 0 };
+}
+
+export interface RestoreResult {
+  /** The output pieces, in order (unchanged input is a single piece: `buf` itself). */
+  parts: Buffer[];
+  /** Offset in `buf` where a partial placeholder begins (held back), or -1. */
+  heldFrom: number;
+  changed: boolean;
+}
+
+/**
+ * Restores every complete placeholder in `buf`; `depthAt(pos)` gives the JSON string depth for the
+ * value at `pos`. When `holdPartial`, a placeholder cut off by the end of `buf` is not emitted.
+ */
+export function restoreBytes(
+  set: SecretSet,
+  buf: Buffer,
+  depthAt: (pos: number) => number,
+  stats: RestoreStats,
+  holdPartial: boolean,
+): RestoreResult {
+  let i = buf.indexOf(PLACEHOLDER_FIRST_BYTE);
+  if (i === -1) return { parts: [buf], heldFrom: -1, changed: false };
+  const parts: Buffer[] = [];
+  let pos = 0;
+  let heldFrom = -1;
+  let changed = false;
+  while (i !== -1) {
+    const probe = probePlaceholder(buf, i, buf.length);
+    if (probe.kind === 'full') {
+      const secret = set.secretForId(probe.id);
+      if (secret >= 0) {
+        if (i > pos) parts.push(buf.subarray(pos, i));
+        parts.push(set.valueBytes(secret, depthAt(i)));
+        bump(stats.restores, secret);
+        pos = i + PLACEHOLDER_LENGTH;
+        changed = true;
+        i = buf.indexOf(PLACEHOLDER_FIRST_BYTE, pos);
+        continue;
+      }
+      stats.misses++;
+    } else if (probe.kind === 'mangled') {
+      stats.misses++;
+    } else if (probe.kind === 'partial' && holdPartial) {
+      heldFrom = i;
+      break;
+    }
+    i = buf.indexOf(PLACEHOLDER_FIRST_BYTE, i + 1);
+  }
+  const end = heldFrom === -1 ? buf.length : heldFrom;
+  if (!changed) return { parts: [end === buf.length ? buf : buf.subarray(0, end)], heldFrom, changed: false };
+  if (end > pos) parts.push(buf.subarray(pos, end));
+  return { parts, heldFrom, changed };
+}

@@ -1,0 +1,126 @@
+// The secret registry: merges every source into one compiled SecretSet and swaps it atomically when a
+// source changes, so each request works on one complete snapshot. When a source fails (a locked vault),
+// the snapshot becomes unavailable and requests fail closed.
+
+import { FictaError } from '../errors.ts';
+import { buildSecretSet, type SecretSet } from '../redact/secret-set.ts';
+import { err, ok, type Result } from '../util/result.ts';
+import { MIN_SECRET_LENGTH, type PlaceholderKeyProvider, type SecretEntry, type SecretSource } from './types.ts';
+
+export type SecretSnapshot =
+  | { kind: 'ready'; set: SecretSet; version: number }
+  | { kind: 'unavailable'; error: FictaError; version: number };
+
+export interface SkippedSecret {
+  name: string;
+  source: string;
+  reason: 'too-short' | 'empty';
+}
+
+export interface SecretRegistry {
+  /** The snapshot to use for one request. */
+  current(): SecretSnapshot;
+  /** Loads every source again and swaps in the result. */
+  reload(): Promise<SecretSnapshot>;
+  /** Stops watching the sources. */
+  close(): Promise<void>;
+}
+
+export interface RegistryOptions {
+  sources: readonly SecretSource[];
+  keyProvider: PlaceholderKeyProvider;
+  /** Told about every entry refused for being shorter than MIN_SECRET_LENGTH or empty (names only). */
+  onSkipped?: (skipped: SkippedSecret[]) => void;
+  /** Told after each successful load. */
+  onLoaded?: (info: { count: number; version: number; buildMs: number }) => void;
+  /** Told when a reload fails. */
+  onError?: (error: FictaError) => void;
+}
+
+/** Splits entries into usable ones and refused ones (too short or empty). */
+export function filterEntries(entries: readonly SecretEntry[]): { kept: SecretEntry[]; skipped: SkippedSecret[] } {
+  const kept: SecretEntry[] = [];
+  const skipped: SkippedSecret[] = [];
+  for (const e of entries) {
+    if (e.value.length === 0) skipped.push({ name: e.name, source: e.source, reason: 'empty' });
+    else if ([...e.value].length < MIN_SECRET_LENGTH) skipped.push({ name: e.name, source: e.source, reason: 'too-short' });
+    else kept.push(e);
+  }
+  return { kept, skipped };
+}
+
+/** Loads every source once; the first failure fails the whole load. */
+export async function loadAll(sources: readonly SecretSource[]): Promise<Result<SecretEntry[]>> {
+  const all: SecretEntry[] = [];
+  for (const s of sources) {
+    const r = await s.load();
+    if (!r.ok) return r;
+    all.push(...r.value);
+  }
+  return ok(all);
+}
+
+/** Creates the registry and performs the first load; a failing first load is an error. */
+export async function createSecretRegistry(options: RegistryOptions): Promise<Result<SecretRegistry>> {
+  let version = 0;
+  let snapshot: SecretSnapshot;
+  let reloading: Promise<SecretSnapshot> | undefined;
+  let again = false;
+
+  const build = async (): Promise<SecretSnapshot> => {
+    const started = performance.now();
+    const key = await options.keyProvider.getKey();
+    if (!key.ok) return { kind: 'unavailable', error: key.error, version: ++version };
+    const loaded = await loadAll(options.sources);
+    if (!loaded.ok) return { kind: 'unavailable', error: loaded.error, version: ++version };
+    const { kept, skipped } = filterEntries(loaded.value);
+    if (skipped.length > 0) options.onSkipped?.(skipped);
+    const set = buildSecretSet(kept, key.value);
+    const next: SecretSnapshot = { kind: 'ready', set, version: ++version };
+    options.onLoaded?.({ count: set.size, version: next.version, buildMs: performance.now() - started });
+    return next;
+  };
+
+  const first = await build();
+  if (first.kind === 'unavailable') return err(first.error);
+  snapshot = first;
+
+  const reload = async (): Promise<SecretSnapshot> => {
+    if (reloading !== undefined) {
+      // Coalesce: one more load after the one in flight picks up every change made meanwhile.
+      again = true;
+      return reloading;
+    }
+    reloading = (async () => {
+      let result: SecretSnapshot;
+      do {
+        again = false;
+        result = await build();
+        snapshot = result;
+        if (result.kind === 'unavailable') options.onError?.(result.error);
+      } while (again);
+      return result;
+    })();
+    try {
+      return await reloading;
+    } finally {
+      reloading = undefined;
+    }
+  };
+
+  const unsubscribers = options.sources.map((s) => s.watch?.(() => void reload()));
+
+  return ok({
+    current: () => snapshot,
+    reload,
+    async close() {
+      for (const u of unsubscribers) u?.();
+      for (const s of options.sources) await s.close?.();
+    },
+  });
+}
+
+/** The FictaError for requests made while the registry is unavailable. */
+export function unavailableError(snapshot: Extract<SecretSnapshot, { kind: 'unavailable' }>): FictaError {
+  return new FictaError('FICTA_VAULT_UNAVAILABLE', `secrets: unavailable, refusing to forward (${snapshot.error.message})`, { status: 503 });
+}

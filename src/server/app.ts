@@ -1,0 +1,59 @@
+// The hono app: health check, provider routes (prefixed and the unprefixed /v1 conveniences) and a
+// provider-shaped 404 elsewhere. Proxy handlers write to the Node response themselves (streaming,
+// no fetch() Response: @hono/node-server's read-ahead would add ≥1 ms per content-length response).
+
+import type { HttpBindings } from '@hono/node-server';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
+import { Hono } from 'hono';
+import { resolveRoute } from '../providers/routes.ts';
+import type { SecretRegistry } from '../secrets/registry.ts';
+import { VERSION } from '../version.ts';
+import { formatErrorBody } from './error-response.ts';
+import { proxyRequest, type ProxyDeps } from './proxy.ts';
+
+export type AppEnv = { Bindings: HttpBindings };
+
+export interface AppHooks {
+  /** Called when a proxied request starts and ends (for graceful shutdown). */
+  onRequestStart?: () => void;
+  onRequestEnd?: () => void;
+}
+
+/** Builds the app around the proxy dependencies. */
+export function createApp(deps: ProxyDeps, hooks: AppHooks = {}): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.get('/healthz', (c) => {
+    const snap = deps.registry.current();
+    if (snap.kind === 'unavailable') {
+      return c.json({ status: 'unavailable', secrets: 0, version: VERSION, error: 'ficta_vault_unavailable' }, 503);
+    }
+    return c.json({ status: 'ok', secrets: snap.set.size, version: VERSION });
+  });
+
+  const proxy = async (c: import('hono').Context<AppEnv>): Promise<Response> => {
+    const { incoming, outgoing } = c.env;
+    const route = resolveRoute(incoming.url ?? '/');
+    if (route === undefined) return c.notFound();
+    hooks.onRequestStart?.();
+    try {
+      await proxyRequest(deps, route, incoming, outgoing);
+    } finally {
+      hooks.onRequestEnd?.();
+    }
+    return RESPONSE_ALREADY_SENT;
+  };
+  app.all('/anthropic', proxy);
+  app.all('/anthropic/*', proxy);
+  app.all('/openai', proxy);
+  app.all('/openai/*', proxy);
+  app.all('/v1/*', proxy);
+
+  app.notFound((c) => {
+    const body = formatErrorBody('openai', 'ficta_not_found', `ficta: no route for ${c.req.method} ${c.req.path}; use /anthropic/…, /openai/… or /v1/…`);
+    return c.body(body, 404, { 'content-type': 'application/json' });
+  });
+  return app;
+}
+
+export type { SecretRegistry };

@@ -1,0 +1,340 @@
+// One proxied request, end to end: read the body (bounded) → decode its content-encoding → redact body,
+// target and headers → GATE on the exact outgoing bytes → send upstream → restore placeholders in the
+// streamed response → log counts. Every refusal is a provider-shaped error and nothing is forwarded.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream/promises';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { Readable, Writable } from 'node:stream';
+import { FictaError, isFictaError } from '../errors.ts';
+import { logEvent, type Logger } from '../log/logger.ts';
+import type { ResolvedRoute } from '../providers/routes.ts';
+import type { StreamAdapter } from '../providers/types.ts';
+import { classifyBody } from '../redact/body-kind.ts';
+import { redactBody } from '../redact/body.ts';
+import { describeFindings, gateRequest } from '../redact/gate.ts';
+import { forwardableHeaders, redactHeaders, type HeaderList } from '../redact/headers.ts';
+import type { CountMap } from '../redact/replace.ts';
+import type { SecretSet } from '../redact/secret-set.ts';
+import { redactTarget } from '../redact/url.ts';
+import { createBodyRestorer, type ChunkTransform } from '../restore/body-restorer.ts';
+import { createRestoreStats, type RestoreStats } from '../restore/restore-bytes.ts';
+import { createSseRestorer } from '../restore/sse-restorer.ts';
+import { unavailableError, type SecretRegistry } from '../secrets/registry.ts';
+import { sendError, toHttpError } from './error-response.ts';
+import { decodeBody, parseContentEncoding, readBody, SUPPORTED_CODINGS } from './request-body.ts';
+import { clientHeaders } from './response-headers.ts';
+import type { UpstreamClient } from './upstream.ts';
+
+export interface UpstreamTarget {
+  /** scheme://host:port */
+  origin: string;
+  /** Base path of the upstream URL ('' for none), prepended to every target. */
+  basePath: string;
+}
+
+export interface ProxyDeps {
+  registry: SecretRegistry;
+  upstream: UpstreamClient;
+  upstreams: Record<'anthropic' | 'openai', UpstreamTarget>;
+  logger: Logger;
+  limits: { maxBodyBytes: number; maxDecodedBytes: number; maxEventBytes: number };
+}
+
+interface RequestLog {
+  id: string;
+  method: string;
+  route: string;
+  provider: string;
+  adapter: string;
+  status?: number;
+  bytesIn: number;
+  bytesUp: number;
+  bytesOut: number;
+  redactions: CountMap;
+  restore: RestoreStats;
+  started: number;
+  upstreamHeadersMs?: number;
+  outcome: string;
+}
+
+let sequence = 0;
+const RUN_ID = Math.random().toString(36).slice(2, 8);
+
+/** Handles one request on a provider route. Resolves when the response has ended. */
+export async function proxyRequest(deps: ProxyDeps, route: ResolvedRoute, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const log: RequestLog = {
+    id: `${RUN_ID}-${(++sequence).toString(36)}`,
+    method: req.method ?? 'GET',
+    route: route.pathname,
+    provider: route.provider,
+    adapter: route.adapter.id,
+    bytesIn: 0,
+    bytesUp: 0,
+    bytesOut: 0,
+    redactions: new Map(),
+    restore: createRestoreStats(),
+    started: performance.now(),
+    outcome: 'ok',
+  };
+  const abort = new AbortController();
+  const onClose = (): void => {
+    if (!res.writableFinished) abort.abort();
+  };
+  res.on('close', onClose);
+
+  const snapshot = deps.registry.current();
+  let set: SecretSet | undefined;
+  try {
+    if (snapshot.kind === 'unavailable') throw unavailableError(snapshot);
+    set = snapshot.set;
+    await forward(deps, route, req, res, set, log, abort.signal);
+  } catch (error) {
+    if (isFictaError(error, 'FICTA_CLIENT_ABORTED') || abort.signal.aborted) {
+      log.outcome = 'client_aborted';
+      if (!res.destroyed) res.destroy();
+    } else {
+      const http = toHttpError(error);
+      log.outcome = isFictaError(error) ? error.code : 'internal_error';
+      log.status = http.status;
+      if (!isFictaError(error)) logEvent(deps.logger, 'error', 'internal_error', { id: log.id, error: safeErrorName(error) });
+      sendError(res, route.provider, http, { 'x-ficta-request-id': log.id, ...(http.status === 413 ? { connection: 'close' } : {}) });
+    }
+  } finally {
+    res.off('close', onClose);
+    writeRequestLog(deps.logger, log, set);
+  }
+}
+
+async function forward(
+  deps: ProxyDeps,
+  route: ResolvedRoute,
+  req: IncomingMessage,
+  res: ServerResponse,
+  set: SecretSet,
+  log: RequestLog,
+  signal: AbortSignal,
+): Promise<void> {
+  const method = log.method;
+  const hasBody = method !== 'GET' && method !== 'HEAD';
+  const raw = hasBody ? await readBody(req, deps.limits.maxBodyBytes) : Buffer.alloc(0);
+  log.bytesIn = raw.length;
+
+  const headers = forwardableHeaders(req.rawHeaders);
+  const codings = parseContentEncoding(headerValue(headers, 'content-encoding'));
+  const body = codings.length === 0 ? raw : await decodeBody(raw, codings, deps.limits.maxDecodedBytes);
+  const sendHeaders = codings.length === 0 ? headers : headers.filter(([n]) => n !== 'content-encoding');
+
+  const kind = classifyBody(headerValue(sendHeaders, 'content-type'), body);
+  const redacted = redactBody(set, body, kind, log.redactions);
+  const upstream = deps.upstreams[route.provider];
+  const target = upstream.basePath + redactTarget(set, route.target, log.redactions);
+  redactHeaders(set, sendHeaders, log.redactions);
+  filterAcceptEncoding(sendHeaders);
+
+  const findings = gateRequest(
+    set,
+    { target, headers: sendHeaders, body: redacted.bytes, bodyKind: kind },
+    redacted.clean ? { scannedCleanBody: redacted.bytes } : {},
+  );
+  if (findings.length > 0) {
+    log.outcome = 'blocked';
+    logEvent(deps.logger, 'warn', 'request_blocked', {
+      id: log.id,
+      route: log.route,
+      findings: findings.map((f) => ({ name: set.names[f.secret], surface: f.surface })),
+    });
+    throw new FictaError(
+      'FICTA_LEAK_BLOCKED',
+      `request blocked: registered secret ${describeFindings(set, findings)} would reach the provider; nothing was sent. Remove it from the request or let ficta redact it in a JSON string.`,
+      { status: 403 },
+    );
+  }
+
+  const flat: string[] = [];
+  for (const [n, v] of sendHeaders) flat.push(n, v);
+  if (hasBody) flat.push('content-length', String(redacted.bytes.length));
+  log.bytesUp = hasBody ? redacted.bytes.length : 0;
+
+  const t0 = performance.now();
+  const up = await deps.upstream.request({
+    origin: upstream.origin,
+    path: target,
+    method,
+    headers: flat,
+    body: hasBody ? redacted.bytes : undefined,
+    signal,
+  });
+  log.upstreamHeadersMs = performance.now() - t0;
+  log.status = up.status;
+  await respond(deps, route.adapter, up, res, set, log, signal);
+}
+
+async function respond(
+  deps: ProxyDeps,
+  adapter: StreamAdapter,
+  up: { status: number; headers: import('node:http').IncomingHttpHeaders; body: Readable },
+  res: ServerResponse,
+  set: SecretSet,
+  log: RequestLog,
+  signal: AbortSignal,
+): Promise<void> {
+  const contentType = String(up.headers['content-type'] ?? '');
+  const codings = parseContentEncoding(up.headers['content-encoding'] as string | undefined);
+  const decodable = codings.every((c) => SUPPORTED_CODINGS.has(c));
+  const mode = set.size === 0 || !decodable ? 'passthrough' : restoreMode(contentType);
+
+  const rewritten = mode !== 'passthrough';
+  res.writeHead(up.status, clientHeaders(up.headers, rewritten, log.id));
+  // Send headers now: the client's time to first byte is the upstream's, not ours.
+  res.flushHeaders();
+
+  let source: Readable = up.body;
+  if (rewritten && codings.length > 0) source = decompress(up.body, codings);
+
+  let transform: ChunkTransform | undefined;
+  let sniffing = mode === 'sniff';
+  const makeTransform = (m: 'sse' | 'json' | 'text'): ChunkTransform =>
+    m === 'sse' ? createSseRestorer(set, adapter, log.restore, { maxEventBytes: deps.limits.maxEventBytes }) : createBodyRestorer(set, m, log.restore);
+  if (mode === 'sse' || mode === 'json' || mode === 'text') transform = makeTransform(mode);
+
+  const sink = new Writable({
+    highWaterMark: 64 * 1024,
+    write(chunk: Buffer, _enc, cb) {
+      if (sniffing) {
+        transform = makeTransform(sniffMode(chunk));
+        sniffing = false;
+      }
+      let pieces: Buffer[];
+      try {
+        pieces = transform === undefined ? [chunk] : transform.push(chunk);
+      } catch (e) {
+        cb(e as Error);
+        return;
+      }
+      writeAll(res, pieces, log, cb);
+    },
+    final(cb) {
+      let pieces: Buffer[] = [];
+      try {
+        if (transform !== undefined) pieces = transform.end();
+      } catch (e) {
+        cb(e as Error);
+        return;
+      }
+      writeAll(res, pieces, log, (e) => {
+        if (e) return cb(e);
+        res.end(() => cb());
+      });
+    },
+  });
+  try {
+    await pipeline(source, sink, { signal });
+  } catch (error) {
+    if (signal.aborted) throw new FictaError('FICTA_CLIENT_ABORTED', 'response: client went away', { cause: error });
+    log.outcome = 'upstream_stream_error';
+    logEvent(deps.logger, 'warn', 'stream_error', { id: log.id, error: safeErrorName(error) });
+    // Headers are out: the only honest signal left is to cut the connection.
+    res.destroy();
+  }
+}
+
+function writeAll(res: ServerResponse, pieces: Buffer[], log: RequestLog, cb: (e?: Error | null) => void): void {
+  if (pieces.length === 0) return cb();
+  let ok = true;
+  for (const p of pieces) {
+    if (p.length === 0) continue;
+    log.bytesOut += p.length;
+    ok = res.write(p);
+  }
+  if (ok || res.destroyed) cb();
+  else res.once('drain', () => cb());
+}
+
+type RestoreMode = 'sse' | 'json' | 'text' | 'sniff' | 'passthrough';
+
+function restoreMode(contentType: string): RestoreMode {
+  const t = contentType.split(';', 1)[0]?.trim().toLowerCase() ?? '';
+  if (t === 'text/event-stream') return 'sse';
+  if (t.includes('json')) return 'json';
+  if (t === '') return 'sniff';
+  if (t.startsWith('text/') || t.endsWith('+xml') || t === 'application/xml') return 'text';
+  return 'passthrough';
+}
+
+function sniffMode(first: Buffer): 'sse' | 'json' | 'text' {
+  const head = first.subarray(0, 16).toString('latin1').trimStart();
+  if (head.startsWith('event:') || head.startsWith('data:') || head.startsWith(':') || head.startsWith('id:')) return 'sse';
+  if (head.startsWith('{') || head.startsWith('[')) return 'json';
+  return 'text';
+}
+
+function decompress(body: Readable, codings: readonly string[]): Readable {
+  let stream: Readable = body;
+  for (let i = codings.length - 1; i >= 0; i--) {
+    const c = codings[i];
+    const d = c === 'br' ? createBrotliDecompress() : c === 'deflate' ? createInflate() : createGunzip();
+    stream = stream.pipe(d);
+  }
+  return stream;
+}
+
+function headerValue(headers: HeaderList, name: string): string | undefined {
+  for (const [n, v] of headers) if (n === name) return v;
+  return undefined;
+}
+
+/** Upstream may only use codings ficta can decode (restore has to read the body). */
+function filterAcceptEncoding(headers: HeaderList): void {
+  for (const pair of headers) {
+    if (pair[0] !== 'accept-encoding') continue;
+    const kept = pair[1]
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => {
+        const c = s.split(';', 1)[0]?.trim().toLowerCase() ?? '';
+        return c === 'identity' || c === '*' ? c === 'identity' : SUPPORTED_CODINGS.has(c);
+      });
+    pair[1] = kept.length === 0 ? 'identity' : kept.join(', ');
+  }
+}
+
+function safeErrorName(error: unknown): string {
+  // Error messages from parsers can quote input; log only the class and code.
+  const e = error as { name?: unknown; code?: unknown } | null;
+  return `${typeof e?.name === 'string' ? e.name : 'Error'}${typeof e?.code === 'string' ? `:${e.code}` : ''}`;
+}
+
+function namedCounts(set: SecretSet | undefined, counts: CountMap): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (set === undefined) return out;
+  for (const [idx, n] of counts) {
+    const name = set.names[idx] as string;
+    out[name] = (out[name] ?? 0) + n;
+  }
+  return out;
+}
+
+function writeRequestLog(logger: Logger, log: RequestLog, set: SecretSet | undefined): void {
+  logEvent(logger, 'info', 'request', {
+    id: log.id,
+    method: log.method,
+    route: log.route,
+    provider: log.provider,
+    adapter: log.adapter,
+    status: log.status,
+    outcome: log.outcome,
+    bytesIn: log.bytesIn,
+    bytesUp: log.bytesUp,
+    bytesOut: log.bytesOut,
+    ms: round(performance.now() - log.started),
+    upstreamHeadersMs: log.upstreamHeadersMs === undefined ? undefined : round(log.upstreamHeadersMs),
+    redactions: namedCounts(set, log.redactions),
+    restores: namedCounts(set, log.restore.restores),
+    restoreMisses: log.restore.misses,
+  });
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 100) / 100;
+}
