@@ -20,7 +20,6 @@ export interface Hit {
 
 /** Views nest at most this deep (a `\u` inside JSON text inside a string inside a string). */
 const MAX_VIEW_DEPTH = 3;
-const BACKSLASH = 0x5c;
 
 /** Every hit of a registered value in `buf` (overlapping hits included; see selectHits). */
 export function inspect(set: SecretSet, buf: Buffer, kind: TextKind): Hit[] {
@@ -38,15 +37,17 @@ export function hasEscapeTrigger(buf: Buffer): boolean {
   return nextTrigger(buf, 0) !== -1;
 }
 
+const TRIGGER_U = Buffer.from('\\u', 'latin1');
+const TRIGGER_SLASH = Buffer.from('\\/', 'latin1');
+
+/**
+ * Next `\u` or `\/` byte pair at or after `from`. Escape parity is ignored on purpose: `\\u00f6` is
+ * an escaped backslash here but a `\u` escape one level down (JSON text inside a string).
+ */
 function nextTrigger(buf: Buffer, from: number): number {
-  let i = buf.indexOf(BACKSLASH, from);
-  while (i !== -1 && i + 1 < buf.length) {
-    const n = buf[i + 1];
-    if (n === 0x75 /* u */ || n === 0x2f /* / */) return i;
-    // Skip the escaped character (an escaped backslash must not pair with the next byte).
-    i = buf.indexOf(BACKSLASH, i + 2);
-  }
-  return -1;
+  const u = buf.indexOf(TRIGGER_U, from);
+  const s = buf.indexOf(TRIGGER_SLASH, from);
+  return u === -1 ? s : s === -1 ? u : Math.min(u, s);
 }
 
 function scanRaw(set: SecretSet, buf: Buffer, out: Hit[], inString: boolean): void {

@@ -180,13 +180,13 @@ export function createSseRestorer(set: SecretSet, adapter: StreamAdapter, stats:
     },
     end() {
       const out: Buffer[] = [];
+      // Held text first, as whole events; then whatever arrived of an unfinished event, as it came.
+      flushWhere(() => true, out);
       if (pending !== undefined) {
-        // A stream cut off mid-event: forward what arrived (restored), as a client would see it.
         const tail = pending;
         pending = undefined;
         processEvent(tail, out);
       }
-      flushWhere(() => true, out);
       return out;
     },
   };
