@@ -6,12 +6,14 @@ import { processIo, type CliIo, type Command } from './io.ts';
 
 const COMMANDS: Record<string, () => Promise<Command>> = {
   serve: () => import('./serve.ts'),
+  vault: () => import('./vault.ts'),
 };
 
 const USAGE = `usage: ficta <command> [options]
 
 commands:
   serve        run the redacting proxy (ficta serve --help)
+  vault        manage the sealed secret vault (ficta vault --help)
 `;
 
 /** Runs the CLI with the given arguments and returns the exit code. */

@@ -1,0 +1,63 @@
+// A hidden prompt on a terminal: raw-mode stdin, nothing echoed, line editing limited to backspace and
+// Ctrl-U; Ctrl-C and Ctrl-D abort. The prompt text goes to the given stream (stderr), never the answer.
+
+import type { Readable, Writable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
+import { err, ok, type Result } from '../util/result.ts';
+import { vaultError } from './errors.ts';
+
+/** A readable that may be a terminal (process.stdin is a tty.ReadStream when it is). */
+export type MaybeTty = Readable & { isTTY?: boolean; isRaw?: boolean; setRawMode?: (mode: boolean) => unknown };
+
+/** True when `input` is a terminal that a hidden prompt can use. */
+export function canPrompt(input: Readable): boolean {
+  const tty = input as MaybeTty;
+  return tty.isTTY === true && typeof tty.setRawMode === 'function';
+}
+
+/** Asks `question` on `output` and reads one line from the terminal `input` without echoing it. */
+export function promptHidden(question: string, input: Readable, output: Writable): Promise<Result<string>> {
+  const tty = input as MaybeTty;
+  if (!canPrompt(input)) return Promise.resolve(err(vaultError('FICTA_VAULT_LOCKED', 'cannot prompt: stdin is not a terminal')));
+  output.write(question);
+  const wasRaw = tty.isRaw === true;
+  tty.setRawMode?.(true);
+  const decoder = new StringDecoder('utf8');
+  let answer: string[] = [];
+  // ANSI escape sequences (arrow keys, bracketed-paste markers) are dropped: 1 = after ESC, 2 = inside CSI/SS3.
+  let escape = 0;
+
+  return new Promise((resolve) => {
+    const finish = (result: Result<string>): void => {
+      input.off('data', onData);
+      tty.setRawMode?.(wasRaw);
+      input.pause();
+      output.write('\n');
+      resolve(result);
+    };
+    const onData = (chunk: Buffer | string): void => {
+      const text = typeof chunk === 'string' ? chunk : decoder.write(chunk);
+      for (const ch of text) {
+        if (escape === 1) { escape = ch === '[' || ch === 'O' ? 2 : 0; continue; }
+        if (escape === 2) {
+          if (ch >= '@' && ch <= '~') escape = 0; // the final byte of the sequence (ECMA-48)
+          continue;
+        }
+        if (ch === '\r' || ch === '\n') { finish(ok(answer.join(''))); return; }
+        if (ch === '\u0003') { finish(err(vaultError('FICTA_VAULT_PROMPT_ABORTED', 'prompt cancelled'))); return; }
+        if (ch === '\u0004') {
+          if (answer.length === 0) { finish(err(vaultError('FICTA_VAULT_PROMPT_ABORTED', 'prompt cancelled (end of input)'))); return; }
+          finish(ok(answer.join('')));
+          return;
+        }
+        if (ch === '\u007f' || ch === '\b') { answer.pop(); continue; }
+        if (ch === '\u0015') { answer = []; continue; }
+        if (ch === '\u001b') { escape = 1; continue; }
+        if (ch < ' ') continue; // other control characters are not part of a passphrase or token
+        answer.push(ch);
+      }
+    };
+    input.on('data', onData);
+    input.resume();
+  });
+}
