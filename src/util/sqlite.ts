@@ -11,9 +11,11 @@ export interface OpenDatabaseOptions {
   fileMustExist?: boolean;
   /** Milliseconds to wait on a lock held by another process before SQLITE_BUSY. */
   busyTimeoutMs?: number;
+  /** `FULL` (default) fsyncs every commit; `NORMAL` in WAL mode may lose the last commits on power loss. */
+  synchronous?: 'FULL' | 'NORMAL';
 }
 
-/** Opens `path` with WAL, synchronous=FULL, secure_delete=ON and a busy timeout. */
+/** Opens `path` with WAL, synchronous=FULL (unless asked otherwise), secure_delete=ON and a busy timeout. */
 export function openDatabase(path: string, options: OpenDatabaseOptions = {}): Database {
   const db = new BetterSqlite3(path, {
     readonly: options.readonly ?? false,
@@ -22,7 +24,7 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
   });
   try {
     if (!(options.readonly ?? false)) db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
+    db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
     db.pragma('secure_delete = ON');
     db.pragma('foreign_keys = ON');
   } catch (error) {
