@@ -12,7 +12,7 @@ import { createUpstreamClient } from './server/upstream.ts';
 import { createEnvFileSource, createEnvVarSource } from './secrets/env-sources.ts';
 import { createFilePlaceholderKeyProvider } from './secrets/placeholder-key-file.ts';
 import { createSecretRegistry, type SecretRegistry } from './secrets/registry.ts';
-import type { PlaceholderKeyProvider, SecretSource } from './secrets/types.ts';
+import { MIN_SECRET_LENGTH, type PlaceholderKeyProvider, type SecretSource } from './secrets/types.ts';
 
 export type { Config } from './config/schema.ts';
 export type { SecretEntry, SecretSource, PlaceholderKeyProvider } from './secrets/types.ts';
@@ -47,7 +47,7 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
   const sources: SecretSource[] = [
     ...config.secrets.envFiles.map((p) => createEnvFileSource(p)),
     ...(config.secrets.env.length > 0
-      ? [createEnvVarSource(config.secrets.env, env, (name) => logEvent(logger, 'warn', 'secrets_skipped', { name, reason: 'not-set', source: 'env' }))]
+      ? [createEnvVarSource(config.secrets.env, env, (name) => logEvent(logger, 'warn', 'secrets_skipped', { name, reason: 'not-set', source: 'env', msg: `secret ${name} not registered: the environment variable is not set` }))]
       : []),
     ...(options.sources ?? []),
   ];
@@ -55,7 +55,10 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
     sources,
     keyProvider: options.keyProvider ?? createFilePlaceholderKeyProvider(config.home),
     onSkipped: (skipped) => {
-      for (const s of skipped) logEvent(logger, 'warn', 'secrets_skipped', { name: s.name, source: s.source, reason: s.reason });
+      for (const s of skipped) {
+        const why = s.reason === 'empty' ? 'it is empty' : `it is shorter than ${MIN_SECRET_LENGTH} characters and would match ordinary text`;
+        logEvent(logger, 'warn', 'secrets_skipped', { name: s.name, source: s.source, reason: s.reason, msg: `secret ${s.name} refused: ${why}` });
+      }
     },
     onLoaded: (info) => logEvent(logger, 'info', 'secrets_loaded', { count: info.count, version: info.version, buildMs: Math.round(info.buildMs) }),
     onError: (error) => logEvent(logger, 'error', 'secrets_reload_failed', { code: error.code, error: error.message }),

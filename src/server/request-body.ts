@@ -3,7 +3,7 @@
 
 import type { IncomingMessage } from 'node:http';
 import { promisify } from 'node:util';
-import { brotliDecompress, gunzip, inflate, inflateRaw, constants as zc } from 'node:zlib';
+import { brotliDecompress, gunzip, inflate, inflateRaw } from 'node:zlib';
 import { FictaError } from '../errors.ts';
 
 const gunzipAsync = promisify(gunzip);
@@ -50,7 +50,7 @@ export async function decodeBody(body: Buffer, codings: readonly string[], maxDe
     const opts = { maxOutputLength: maxDecoded };
     try {
       if (c === 'gzip' || c === 'x-gzip') out = await gunzipAsync(out, opts);
-      else if (c === 'br') out = await brotliAsync(out, { maxOutputLength: maxDecoded, params: { [zc.BROTLI_PARAM_SIZE_HINT]: 0 } });
+      else if (c === 'br') out = await brotliAsync(out, opts);
       else out = await inflateDeflate(out, maxDecoded);
     } catch (cause) {
       if ((cause as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(maxDecoded, 'decoded request body', cause);

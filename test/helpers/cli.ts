@@ -1,0 +1,66 @@
+// Runs the real `ficta` command (bin/ficta.js) in a child process.
+
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { join } from 'node:path';
+
+export const BIN = join(import.meta.dirname, '../../bin/ficta');
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `ficta ARGS…` to completion. */
+export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(BIN, [...args], { env: { PATH: process.env.PATH, ...options.env }, stdio: 'pipe' });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d.toString()));
+    child.stderr.on('data', (d) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+    if (options.input !== undefined) child.stdin.end(options.input);
+    else child.stdin.end();
+  });
+}
+
+export interface ServeProcess {
+  child: ChildProcessWithoutNullStreams;
+  url: string;
+  stdout: () => string;
+  stderr: () => string;
+  /** Resolves with the exit code once the process ends. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts `ficta serve ARGS…` and waits for its `ficta listening on …` line. */
+export async function startServe(args: string[], env: NodeJS.ProcessEnv): Promise<ServeProcess> {
+  const child = spawn(BIN, ['serve', ...args], { env: { PATH: process.env.PATH, ...env }, stdio: 'pipe' });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 20_000);
+    child.stdout.on('data', (d) => {
+      stdout += d.toString();
+      const m = /^ficta listening on (http:\/\/\S+)\n/m.exec(stdout);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1] as string);
+      }
+    });
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited before listening: ${stderr}`));
+    });
+  });
+  return { child, url, stdout: () => stdout, stderr: () => stderr, exited };
+}
