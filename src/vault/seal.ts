@@ -81,6 +81,12 @@ export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   return lib().memcmp(a, b);
 }
 
+/** Size of this thread's libsodium WebAssembly heap: it only grows, which is why Argon2id runs in a worker. */
+export function sealHeapBytes(): number {
+  const module = (lib() as unknown as { libsodium?: { HEAPU8?: Uint8Array } }).libsodium;
+  return module?.HEAPU8?.length ?? 0;
+}
+
 /** Overwrites `bytes` with zeros (best effort: copies the engine made are out of reach). */
 export function wipe(bytes: Uint8Array | null | undefined): void {
   if (bytes !== null && bytes !== undefined) bytes.fill(0);

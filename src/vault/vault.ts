@@ -218,13 +218,13 @@ export class LockedVault {
 }
 
 interface Snapshot {
-  /** PRAGMA data_version when it was read. */
+  /** PRAGMA data_version when it was read; our own commits update the snapshot in place instead. */
   version: number;
-  entries: SecretEntry[];
-  listing: VaultListing[];
+  records: Map<string, { entry: SecretEntry; listing: VaultListing }>;
 }
 
 interface Tx {
+  snapshot: Snapshot;
   header: HeaderRow;
   active: DataKey;
   state: StatePayload;
@@ -269,17 +269,17 @@ export class Vault {
 
   /** Reads and verifies the whole vault; `phase` decides how a KEK that no longer opens the keys is reported. */
   verify(phase: 'unlock' | 'reload' = 'reload'): Result<number> {
-    return this.attempt(() => this.load(phase).entries.length);
+    return this.attempt(() => this.load(phase).records.size);
   }
 
   /** Every secret with its value, from one verified snapshot (reused until the file changes). */
   entries(): Result<SecretEntry[]> {
-    return this.attempt(() => this.load('reload').entries.slice());
+    return this.attempt(() => Array.from(this.load('reload').records.values(), (r) => r.entry));
   }
 
   /** Names, lengths, sources and times, sorted by name; never values. */
   list(): Result<VaultListing[]> {
-    return this.attempt(() => this.load('reload').listing.slice().sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)));
+    return this.attempt(() => Array.from(this.load('reload').records.values(), (r) => ({ ...r.listing })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)));
   }
 
   /** True when a secret with this name is stored (a blind-index look-up, nothing unsealed). */
@@ -301,7 +301,7 @@ export class Vault {
     if (!v.ok) return v;
     const bytes = v.value;
     return this.attempt(() => this.mutate((tx) => {
-      const outcome = this.put(tx, name, bytes, options.source ?? 'prompt', options.replace ?? false, Date.now());
+      const outcome = this.put(tx, name, value, bytes, options.source ?? 'prompt', options.replace ?? false, Date.now());
       if (outcome === 'conflict') throw vaultError('FICTA_VAULT_NAME_EXISTS', `${name} is already in the vault with another value (use --replace to change it)`);
       return outcome;
     }));
@@ -318,6 +318,7 @@ export class Vault {
       xorInto(tx.state.acc, rowDigest(tx.active, row));
       tx.state.count -= 1;
       tx.changed = true;
+      tx.snapshot.records.delete(name);
     }));
   }
 
@@ -337,7 +338,7 @@ export class Vault {
       const now = Date.now();
       let done = 0;
       for (const item of valid.values()) {
-        const outcome = this.put(tx, item.name, Buffer.from(item.value, 'utf8'), item.source, options.replace ?? false, now);
+        const outcome = this.put(tx, item.name, item.value, Buffer.from(item.value, 'utf8'), item.source, options.replace ?? false, now);
         if (outcome === 'added') report.added.push(item.name);
         else if (outcome === 'replaced') report.updated.push(item.name);
         else if (outcome === 'unchanged') report.unchanged.push(item.name);
@@ -399,8 +400,8 @@ export class Vault {
     const kdf = createKdfParams(credential.kind, preset);
     const kek = await deriveKek(credential, kdf);
     if (!kek.ok) return kek;
-    this.cache = undefined;
     const result = this.attempt(() => this.store.write(() => {
+      this.load('reload'); // verifies the records first when another process changed them
       const h = readHeader(this.store);
       this.syncKeys(h.row, h.keys, 'reload');
       const rows = [...this.keys.values()].sort((a, b) => a.keyId - b.keyId).map((dk) => wrapDataKey(kek.value, this.vaultId, dk, kdf));
@@ -437,14 +438,16 @@ export class Vault {
     // Read before the snapshot: a commit landing in between only causes one extra reload later.
     const version = this.store.dataVersion();
     if (this.cache !== undefined && this.cache.version === version) return this.cache;
+    this.cache = undefined;
     const decoder = new TextDecoder('utf-8', { fatal: true });
-    const entries: SecretEntry[] = [];
-    const listing: VaultListing[] = [];
+    const records: Snapshot['records'] = new Map();
     this.snapshot(phase, (p) => {
-      entries.push({ name: p.name, value: decoder.decode(p.value), source: 'vault' });
-      listing.push({ name: p.name, length: p.value.length, source: p.source, addedAt: p.createdAt, updatedAt: p.updatedAt });
+      records.set(p.name, {
+        entry: { name: p.name, value: decoder.decode(p.value), source: 'vault' },
+        listing: { name: p.name, length: p.value.length, source: p.source, addedAt: p.createdAt, updatedAt: p.updatedAt },
+      });
     });
-    this.cache = { version, entries, listing };
+    this.cache = { version, records };
     return this.cache;
   }
 
@@ -481,8 +484,10 @@ export class Vault {
 
   /** Runs `fn` in one BEGIN IMMEDIATE transaction and re-seals the state when it changed anything. */
   private mutate<T>(fn: (tx: Tx) => T): T {
-    this.cache = undefined; // our own commits do not move data_version
-    return this.store.write(() => {
+    const committed = this.store.write(() => {
+      // Verify the whole vault again only when another process committed since we last did: a write never
+      // builds on a tampered file, and a run of writes from one process stays O(1) each.
+      const snapshot = this.load('reload');
       const h = readHeader(this.store);
       this.checkVaultId(h.row);
       this.syncKeys(h.row, h.keys, 'reload');
@@ -490,27 +495,37 @@ export class Vault {
       const state = this.openState(active);
       this.checkGeneration(state);
       let next = this.store.nextRecordId();
-      const tx: Tx = { header: h.row, active, state, nextId: () => next++, changed: false };
+      const tx: Tx = { snapshot: copySnapshot(snapshot), header: h.row, active, state, nextId: () => next++, changed: false };
       const result = fn(tx);
       if (tx.changed) {
         state.generation += 1;
         this.store.putState(sealState(tx.active, this.vaultId, state));
         this.generation = state.generation;
       }
-      return result;
+      return { result, snapshot: tx.snapshot };
     });
+    // Our own commit does not move data_version, so the snapshot is advanced by what the transaction did.
+    this.cache = committed.snapshot;
+    return committed.result;
   }
 
   /** Inserts or replaces one record inside a transaction. */
-  private put(tx: Tx, name: string, value: Buffer, source: string, replace: boolean, now: number): AddOutcome | 'conflict' {
+  private put(tx: Tx, name: string, text: string, value: Buffer, source: string, replace: boolean, now: number): AddOutcome | 'conflict' {
     const index = nameIndex(tx.active, name);
     const existing = this.store.recordByIndex(index);
+    const remember = (createdAt: number): void => {
+      tx.snapshot.records.set(name, {
+        entry: { name, value: text, source: 'vault' },
+        listing: { name, length: value.length, source, addedAt: createdAt, updatedAt: now },
+      });
+    };
     if (existing === undefined) {
       const row = this.sealRecord(tx.active, tx.nextId(), 1, index, { name, source, createdAt: now, updatedAt: now, value });
       this.store.insertRecord(row);
       xorInto(tx.state.acc, rowDigest(tx.active, row));
       tx.state.count += 1;
       tx.changed = true;
+      remember(now);
       return 'added';
     }
     const { payload, plain } = this.openRecord(existing, [existing]);
@@ -524,6 +539,7 @@ export class Vault {
     xorInto(tx.state.acc, rowDigest(tx.active, existing));
     xorInto(tx.state.acc, rowDigest(tx.active, row));
     tx.changed = true;
+    remember(createdAt);
     return 'replaced';
   }
 
@@ -606,6 +622,11 @@ export class Vault {
     }
     this.generation = state.generation;
   }
+}
+
+/** A copy a transaction may change; it replaces the cache only once the transaction committed. */
+function copySnapshot(s: Snapshot): Snapshot {
+  return { version: s.version, records: new Map(s.records) };
 }
 
 function sealState(dk: DataKey, vaultId: Buffer, state: StatePayload): { key_id: number; nonce: Buffer; sealed: Buffer } {
