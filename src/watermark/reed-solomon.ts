@@ -71,11 +71,14 @@ export function rsDecode(symbols: ReadonlyMap<number, number>): RsDecoded | unde
   const values = indices.map((i) => symbols.get(i)!);
   const maxErrors = Math.floor((n - RS_K) / 2);
   const tryCombo = (combo: number[]): RsDecoded | undefined => {
-    const mark = rsRecover(combo.map((c) => indices[c]!), combo.map((c) => values[c]!));
-    const codeword = rsEncode(mark);
-    let agreeing = 0;
-    for (let j = 0; j < n; j++) if (codeword[indices[j]!] === values[j]) agreeing++;
-    return n - agreeing <= maxErrors ? { mark, agreeing, observed: n } : undefined;
+    const at = combo.map((c) => indices[c]!);
+    const vals = combo.map((c) => values[c]!);
+    let wrong = 0;
+    // Early exit: a subset whose polynomial already misses more than maxErrors symbols is not it.
+    for (let j = 0; j < n && wrong <= maxErrors; j++) {
+      if (interpolateAt(at, vals, POINTS[indices[j]!]!) !== values[j]) wrong++;
+    }
+    return wrong <= maxErrors ? { mark: rsRecover(at, vals), agreeing: n - wrong, observed: n } : undefined;
   };
   // The common case: no symbol is wrong, so the first 8 already explain the rest.
   const first = tryCombo(MESSAGE_INDICES.slice());

@@ -261,6 +261,8 @@ export interface FrameStripper<T> {
   push(chunk: T): T;
   /** Returns the held-back tail (frames in it removed); call once at the end of the stream. */
   flush(): T;
+  /** Units (bytes or UTF-16 code units) currently held back; never more than a frame's worth. */
+  readonly pending: number;
 }
 
 /** A streaming frame stripper for bytes; chunks without a frame byte pass through as the same Buffer. */
@@ -282,6 +284,9 @@ export function createFrameStripper(): FrameStripper<Buffer> {
       carry = undefined;
       return stripFrames(data);
     },
+    get pending() {
+      return carry?.length ?? 0;
+    },
   };
 }
 
@@ -302,6 +307,9 @@ export function createDeltaStripper(): FrameStripper<string> {
       const data = carry;
       carry = '';
       return data === '' ? data : stripFramesFromText(data);
+    },
+    get pending() {
+      return carry.length;
     },
   };
 }
