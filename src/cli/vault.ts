@@ -2,15 +2,15 @@
 // hidden prompt, piped stdin, --from-env or dotenv files — never from argv — and are never printed.
 
 import { readFileSync, rmSync, statSync, unlinkSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { ensureHome, resolveHome } from '../config/home.ts';
 import { FictaError } from '../errors.ts';
 import { parseDotenv } from '../secrets/dotenv.ts';
+import { PLACEHOLDER_KEY_FILE, placeholderKeyPath, readPlaceholderKeyFile } from '../secrets/placeholder-key-file.ts';
 import { vaultError } from '../vault/errors.ts';
 import { USER_KDF_PRESETS, type KdfPreset } from '../vault/kdf.ts';
-import { PLACEHOLDER_KEY_FILE, readPlaceholderKeyFile } from '../vault/key-file.ts';
 import { canPrompt, promptHidden } from '../vault/prompt.ts';
 import { resolveNewCredential, unlockVaultAt } from '../vault/unlock.ts';
 import { MAX_VALUE_BYTES, checkName, createVault, openVault, vaultPath, type ImportItem, type Vault, type VaultInfo } from '../vault/vault.ts';
@@ -67,7 +67,8 @@ async function runInit(argv: string[], io: CliIo): Promise<number> {
   const path = vaultPath(home);
   // Checked before asking for anything; createVault checks again, atomically.
   if (exists(path)) throw vaultError('FICTA_VAULT_EXISTS', `a vault already exists at ${path}; it was left untouched`);
-  const placeholder = must(readPlaceholderKeyFile(home));
+  // Adopted, so placeholders stay the same; a damaged file stops init rather than silently changing them.
+  const placeholder = must(readPlaceholderKeyFile(placeholderKeyPath(home)));
   const keyFile = str(flags['key-file']) ?? nonEmpty(io.env.FICTA_VAULT_KEY_FILE);
   if (keyFile !== undefined && kdf !== undefined) throw usage('--kdf applies to passphrases, not key files');
   const chosen = must(await resolveNewCredential({ env: io.env, keyFile, stdin: io.stdin, stderr: io.stderr, passphraseVar: 'FICTA_VAULT_PASSPHRASE' }));
@@ -83,7 +84,7 @@ async function runInit(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(`vault: wrote a new key file ${chosen.createdKeyFile} (mode 0600); keep a copy somewhere safe: the vault cannot be opened without it\n`);
   }
   if (placeholder !== undefined) {
-    unlinkSync(join(home, PLACEHOLDER_KEY_FILE));
+    unlinkSync(placeholderKeyPath(home));
     io.stdout.write(`vault: moved the placeholder key from ${PLACEHOLDER_KEY_FILE} into the vault (placeholders stay the same)\n`);
   }
   return 0;
@@ -231,7 +232,7 @@ async function runStatus(argv: string[], io: CliIo): Promise<number> {
     try { verified = must(vault.verify()); } finally { vault.close(); }
   }
   const modes = { vault: modeOf(path), home: modeOf(home) };
-  const leftover = exists(join(home, PLACEHOLDER_KEY_FILE));
+  const leftover = exists(placeholderKeyPath(home));
   if (flags.json === true) {
     io.stdout.write(`${JSON.stringify({ ...info, createdAt: iso(info.createdAt), modes, placeholderKeyFileLeft: leftover, ...(verified === undefined ? {} : { verifiedRecords: verified }) }, null, 2)}\n`);
     return 0;

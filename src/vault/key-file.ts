@@ -1,14 +1,10 @@
-// 32-byte key files (64 hex characters and a newline, mode 0600): the vault's key file for CI and scripts,
-// and the proxy's pre-vault `placeholder.key`, which `vault init` adopts so placeholders stay stable.
+// The vault's key files for CI and scripts: 32 random bytes as 64 hex characters and a newline, mode 0600
+// (the same format as the proxy's pre-vault placeholder.key).
 
 import { closeSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
 import { err, ok, type Result } from '../util/result.ts';
 import { vaultError } from './errors.ts';
 import { KEY_BYTES, randomKeyBytes } from './seal.ts';
-
-/** Where the proxy keeps its placeholder key until a vault holds it. */
-export const PLACEHOLDER_KEY_FILE = 'placeholder.key';
 
 const HEX_KEY = /^[0-9a-fA-F]{64}$/;
 
@@ -40,20 +36,6 @@ export function createKeyFile(path: string): Result<Buffer> {
     if (fd !== undefined) closeSync(fd);
   }
   return ok(key);
-}
-
-/** The proxy's placeholder key from FICTA_HOME/placeholder.key, undefined when there is none. */
-export function readPlaceholderKeyFile(home: string): Result<Buffer | undefined> {
-  const path = join(home, PLACEHOLDER_KEY_FILE);
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (cause) {
-    if ((cause as NodeJS.ErrnoException).code === 'ENOENT') return ok(undefined);
-    return err(vaultError('FICTA_VAULT_KEY_FILE_INVALID', `cannot read ${path}: ${(cause as NodeJS.ErrnoException).code ?? 'error'}`, cause));
-  }
-  // A damaged file is an error, not a reason for a fresh key: that would change every placeholder.
-  return parseHexKey(text, path);
 }
 
 function parseHexKey(text: string, what: string): Result<Buffer> {

@@ -39,7 +39,7 @@ export interface VaultInfo {
 /** What `vault list` shows of a record: never its value. */
 export interface VaultListing {
   name: string;
-  /** Value length in UTF-8 bytes. */
+  /** Value length in characters (code points). */
   length: number;
   source: string;
   addedAt: number;
@@ -80,16 +80,16 @@ export function checkName(name: string): Result<string> {
 export function valueProblem(value: string): SkipReason | undefined {
   if (value.length === 0) return 'empty';
   if (LONE_SURROGATE.test(value)) return 'invalid text';
-  const bytes = Buffer.byteLength(value, 'utf8');
-  if (bytes < MIN_SECRET_LENGTH) return 'too short';
-  if (bytes > MAX_VALUE_BYTES) return 'too long';
+  // Characters (code points), as the proxy's registry counts them: what the vault accepts, the proxy uses.
+  if (codePoints(value) < MIN_SECRET_LENGTH) return 'too short';
+  if (Buffer.byteLength(value, 'utf8') > MAX_VALUE_BYTES) return 'too long';
   return undefined;
 }
 
 function checkValue(name: string, value: string): Result<Buffer> {
   const problem = valueProblem(value);
   if (problem === undefined) return ok(Buffer.from(value, 'utf8'));
-  const what = problem === 'too short' ? `shorter than ${MIN_SECRET_LENGTH} bytes (it would match ordinary text)`
+  const what = problem === 'too short' ? `shorter than ${MIN_SECRET_LENGTH} characters (it would match ordinary text)`
     : problem === 'too long' ? `longer than ${MAX_VALUE_BYTES} bytes` : problem === 'empty' ? 'empty' : 'not valid Unicode text';
   return err(vaultError('FICTA_VAULT_VALUE_INVALID', `the value of ${name} is ${what}`));
 }
@@ -442,9 +442,10 @@ export class Vault {
     const decoder = new TextDecoder('utf-8', { fatal: true });
     const records: Snapshot['records'] = new Map();
     this.snapshot(phase, (p) => {
+      const value = decoder.decode(p.value);
       records.set(p.name, {
-        entry: { name: p.name, value: decoder.decode(p.value), source: 'vault' },
-        listing: { name: p.name, length: p.value.length, source: p.source, addedAt: p.createdAt, updatedAt: p.updatedAt },
+        entry: { name: p.name, value, source: 'vault' },
+        listing: { name: p.name, length: codePoints(value), source: p.source, addedAt: p.createdAt, updatedAt: p.updatedAt },
       });
     });
     this.cache = { version, records };
@@ -516,7 +517,7 @@ export class Vault {
     const remember = (createdAt: number): void => {
       tx.snapshot.records.set(name, {
         entry: { name, value: text, source: 'vault' },
-        listing: { name, length: value.length, source, addedAt: createdAt, updatedAt: now },
+        listing: { name, length: codePoints(text), source, addedAt: createdAt, updatedAt: now },
       });
     };
     if (existing === undefined) {
@@ -674,6 +675,12 @@ function headerInfo(store: VaultStore, h: HeaderRow): VaultInfo {
 
 function headerKdfColumns(kdf: KdfParams): Pick<HeaderRow, 'kdf' | 'kdf_preset' | 'kdf_salt' | 'kdf_ops' | 'kdf_mem'> {
   return { kdf: kdf.kind, kdf_preset: kdf.preset, kdf_salt: kdf.salt, kdf_ops: kdf.ops, kdf_mem: kdf.mem };
+}
+
+function codePoints(s: string): number {
+  let n = 0;
+  for (const _ of s) n += 1;
+  return n;
 }
 
 function exists(path: string): boolean {

@@ -63,7 +63,7 @@ describe('vault tamper and damage detection', () => {
 
   test('a flipped bit in the raw file bytes of a ciphertext is FICTA_VAULT_RECORD_TAMPERED', async () => {
     await closedVault();
-    let sealed = Buffer.alloc(0);
+    let sealed: Buffer = Buffer.alloc(0);
     edit(t.path, (db) => { sealed = db.prepare('SELECT sealed FROM records ORDER BY id LIMIT 1').pluck().get() as Buffer; });
     const bytes = readFileSync(t.path);
     const at = bytes.indexOf(sealed);
