@@ -3,7 +3,7 @@
 // `\u` or `\/` escape, inside decoded views of the strings that hold them (nested JSON text included).
 // Both the redactor and the fail-closed gate use it: the gate runs it on the exact outgoing bytes.
 
-import { decodeEscapes, findStringEnd, findStringStart, type DecodedView } from './json-text.ts';
+import { decodeEscapes, findStringEnd, findStringStart, readHex4, type DecodedView } from './json-text.ts';
 import type { SecretSet } from './secret-set.ts';
 
 /** How a buffer is read: JSON text, other text, or opaque bytes (raw forms only). */
@@ -26,28 +26,52 @@ export function inspect(set: SecretSet, buf: Buffer, kind: TextKind): Hit[] {
   const hits: Hit[] = [];
   if (set.size === 0 || buf.length === 0) return hits;
   scanRaw(set, buf, hits, false);
-  if (kind !== 'binary' && hasEscapeTrigger(buf)) {
+  if (kind !== 'binary' && hasEscapeTrigger(set, buf)) {
     for (const h of scanEscaped(set, buf, kind === 'json', 1)) hits.push(h);
   }
   return hits;
 }
 
-/** True when `buf` holds a `\u` or `\/` escape, forms the compiled automaton cannot see. */
-export function hasEscapeTrigger(buf: Buffer): boolean {
-  return nextTrigger(buf, 0) !== -1;
+/**
+ * True when `buf` holds a `\u` or `\/` escape that could be part of a registered value: one that
+ * decodes to a character some value contains. Others cannot hide a value from the raw scan.
+ */
+export function hasEscapeTrigger(set: SecretSet, buf: Buffer): boolean {
+  const next = createTriggerCursor(set, buf);
+  for (let p = next(0); p !== -1; p = next(p + 2)) if (triggerMatters(set, buf, p)) return true;
+  return false;
+}
+
+/** Whether the escape at `p` decodes to a character used by a registered value. */
+function triggerMatters(set: SecretSet, buf: Buffer, p: number): boolean {
+  if (buf[p + 1] === 0x2f) return set.usesCodePoint(0x2f);
+  let cp = readHex4(buf, p + 2, buf.length);
+  if (cp < 0) return false;
+  if (cp >= 0xd800 && cp <= 0xdbff && buf[p + 6] === 0x5c && buf[p + 7] === 0x75) {
+    const lo = readHex4(buf, p + 8, buf.length);
+    if (lo >= 0xdc00 && lo <= 0xdfff) cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+  }
+  if (cp >= 0xd800 && cp <= 0xdfff) cp = 0xfffd;
+  return set.usesCodePoint(cp);
 }
 
 const TRIGGER_U = Buffer.from('\\u', 'latin1');
 const TRIGGER_SLASH = Buffer.from('\\/', 'latin1');
 
 /**
- * Next `\u` or `\/` byte pair at or after `from`. Escape parity is ignored on purpose: `\\u00f6` is
- * an escaped backslash here but a `\u` escape one level down (JSON text inside a string).
+ * Finds `\u` and `\/` byte pairs in order. Escape parity is ignored on purpose: `\\u00f6` is an
+ * escaped backslash here but a `\u` escape one level down (JSON text inside a string). Each needle's
+ * next position is cached, so walking every trigger of a body stays linear.
  */
-function nextTrigger(buf: Buffer, from: number): number {
-  const u = buf.indexOf(TRIGGER_U, from);
-  const s = buf.indexOf(TRIGGER_SLASH, from);
-  return u === -1 ? s : s === -1 ? u : Math.min(u, s);
+function createTriggerCursor(set: SecretSet, buf: Buffer): (from: number) => number {
+  let u = -2;
+  // `\/` only matters when some value contains a slash; then it is searched for too.
+  let s = set.usesCodePoint(0x2f) ? -2 : -1;
+  return (from) => {
+    if (u !== -1 && u < from) u = buf.indexOf(TRIGGER_U, from);
+    if (s !== -1 && s < from) s = buf.indexOf(TRIGGER_SLASH, from);
+    return u === -1 ? s : s === -1 ? u : Math.min(u, s);
+  };
 }
 
 function scanRaw(set: SecretSet, buf: Buffer, out: Hit[], inString: boolean): void {
@@ -65,11 +89,16 @@ function scanEscaped(set: SecretSet, buf: Buffer, jsonish: boolean, depth: numbe
     collectView(set, decodeEscapes(buf, 0, buf.length), depth, hits, false);
     return hits;
   }
+  const nextTrigger = createTriggerCursor(set, buf);
   let pos = 0;
   let floor = 0;
   for (;;) {
-    const p = nextTrigger(buf, pos);
+    const p = nextTrigger(pos);
     if (p === -1) break;
+    if (!triggerMatters(set, buf, p)) {
+      pos = p + 2;
+      continue;
+    }
     let s = findStringStart(buf, p, floor);
     if (s === -1) s = floor - 1;
     let e = findStringEnd(buf, p, buf.length);
@@ -85,11 +114,12 @@ function scanEscaped(set: SecretSet, buf: Buffer, jsonish: boolean, depth: numbe
 function collectView(set: SecretSet, view: DecodedView, depth: number, out: Hit[], inString: boolean): void {
   const local: Hit[] = [];
   scanRaw(set, view.bytes, local, inString);
-  if (depth < MAX_VIEW_DEPTH && hasEscapeTrigger(view.bytes)) {
+  if (depth < MAX_VIEW_DEPTH && hasEscapeTrigger(set, view.bytes)) {
     for (const h of scanEscaped(set, view.bytes, looksLikeJson(view.bytes), depth + 1)) local.push(h);
   }
   for (const h of local) {
-    out.push({ start: view.srcStart[h.start] as number, end: view.srcEnd[h.end - 1] as number, secret: h.secret, inString });
+    const [start, end] = view.map(h.start, h.end);
+    out.push({ start, end, secret: h.secret, inString });
   }
 }
 

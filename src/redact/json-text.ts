@@ -40,11 +40,13 @@ export function findStringEnd(buf: Buffer, pos: number, end: number): number {
   return -1;
 }
 
-/** A decoded view of escaped text: `bytes[i]` came from source bytes `[srcStart[i], srcEnd[i])`. */
+/**
+ * A decoded view of escaped text. `map(a, b)` gives the source span that produced decoded bytes
+ * [a, b); it re-walks the source, so it costs nothing unless a hit needs it.
+ */
 export interface DecodedView {
   bytes: Buffer;
-  srcStart: Int32Array;
-  srcEnd: Int32Array;
+  map(a: number, b: number): [number, number];
 }
 
 function hexVal(b: number): number {
@@ -54,7 +56,8 @@ function hexVal(b: number): number {
   return -1;
 }
 
-function readHex4(buf: Buffer, i: number, end: number): number {
+/** The value of four hex digits at `i`, or -1. */
+export function readHex4(buf: Buffer, i: number, end: number): number {
   if (i + 4 > end) return -1;
   let v = 0;
   for (let k = 0; k < 4; k++) {
@@ -65,81 +68,107 @@ function readHex4(buf: Buffer, i: number, end: number): number {
   return v;
 }
 
-const SIMPLE: Record<number, number> = {
-  0x22: 0x22, 0x5c: 0x5c, 0x2f: 0x2f, 0x62: 0x08, 0x66: 0x0c, 0x6e: 0x0a, 0x72: 0x0d, 0x74: 0x09,
-};
+/** Byte produced by a one-character escape (`\n` → 0x0a), or -1. */
+const SIMPLE = (() => {
+  const t = new Int16Array(256).fill(-1);
+  const pairs: Array<[string, number]> = [['"', 0x22], ['\\', 0x5c], ['/', 0x2f], ['b', 0x08], ['f', 0x0c], ['n', 0x0a], ['r', 0x0d], ['t', 0x09]];
+  for (const [c, v] of pairs) t[c.charCodeAt(0)] = v;
+  return t;
+})();
 
 /**
- * Decodes JSON string escapes in `buf[start, end)` leniently (an invalid escape is kept as is), mapping
- * every output byte back to the source bytes that produced it.
+ * Decodes the escape at `i` (which holds a backslash): returns the source length consumed and the code
+ * point (or -1 with length 1 when the escape is invalid and the backslash is kept as is).
+ */
+function decodeEscapeAt(buf: Buffer, i: number, end: number): { len: number; cp: number } {
+  if (i + 1 >= end) return { len: 1, cp: -1 };
+  const e = buf[i + 1] as number;
+  const simple = SIMPLE[e] as number;
+  if (simple >= 0) return { len: 2, cp: simple };
+  if (e !== 0x75) return { len: 1, cp: -1 };
+  let cp = readHex4(buf, i + 2, end);
+  if (cp < 0) return { len: 1, cp: -1 };
+  let len = 6;
+  if (cp >= 0xd800 && cp <= 0xdbff && buf[i + 6] === BACKSLASH && buf[i + 7] === 0x75) {
+    const lo = readHex4(buf, i + 8, end);
+    if (lo >= 0xdc00 && lo <= 0xdfff) {
+      cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+      len = 12;
+    }
+  }
+  if (cp >= 0xd800 && cp <= 0xdfff) cp = 0xfffd; // lone surrogate
+  return { len, cp };
+}
+
+function utf8Length(cp: number): number {
+  return cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+}
+
+function writeUtf8(out: Buffer, o: number, cp: number): number {
+  if (cp < 0x80) {
+    out[o] = cp;
+    return o + 1;
+  }
+  if (cp < 0x800) {
+    out[o] = 0xc0 | (cp >> 6);
+    out[o + 1] = 0x80 | (cp & 63);
+    return o + 2;
+  }
+  if (cp < 0x10000) {
+    out[o] = 0xe0 | (cp >> 12);
+    out[o + 1] = 0x80 | ((cp >> 6) & 63);
+    out[o + 2] = 0x80 | (cp & 63);
+    return o + 3;
+  }
+  out[o] = 0xf0 | (cp >> 18);
+  out[o + 1] = 0x80 | ((cp >> 12) & 63);
+  out[o + 2] = 0x80 | ((cp >> 6) & 63);
+  out[o + 3] = 0x80 | (cp & 63);
+  return o + 4;
+}
+
+/**
+ * Decodes JSON string escapes in `buf[start, end)` leniently (an invalid escape is kept as is). Runs
+ * without a backslash are copied in bulk.
  */
 export function decodeEscapes(buf: Buffer, start: number, end: number): DecodedView {
-  const cap = end - start;
-  const out = Buffer.allocUnsafe(cap);
-  const srcStart = new Int32Array(cap);
-  const srcEnd = new Int32Array(cap);
+  // Every escape is at least as long in the source as its UTF-8 output, so `end - start` suffices.
+  const out = Buffer.allocUnsafe(end - start);
   let o = 0;
-  const emit = (b: number, s: number, e: number): void => {
-    out[o] = b;
-    srcStart[o] = s;
-    srcEnd[o] = e;
-    o++;
-  };
   let i = start;
   while (i < end) {
-    const b = buf[i] as number;
-    if (b !== BACKSLASH || i + 1 >= end) {
-      emit(b, i, i + 1);
-      i++;
-      continue;
+    let bs = buf.indexOf(BACKSLASH, i);
+    if (bs === -1 || bs >= end) bs = end;
+    if (bs > i) {
+      buf.copy(out, o, i, bs);
+      o += bs - i;
+      i = bs;
+      if (i >= end) break;
     }
-    const e = buf[i + 1] as number;
-    const simple = SIMPLE[e];
-    if (simple !== undefined) {
-      emit(simple, i, i + 2);
-      i += 2;
-      continue;
-    }
-    if (e !== 0x75) {
-      emit(b, i, i + 1);
-      i++;
-      continue;
-    }
-    let cp = readHex4(buf, i + 2, end);
-    if (cp < 0) {
-      emit(b, i, i + 1);
-      i++;
-      continue;
-    }
-    let len = 6;
-    if (cp >= 0xd800 && cp <= 0xdbff && buf[i + 6] === BACKSLASH && buf[i + 7] === 0x75) {
-      const lo = readHex4(buf, i + 8, end);
-      if (lo >= 0xdc00 && lo <= 0xdfff) {
-        cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-        len = 12;
-      }
-    }
-    if (cp >= 0xd800 && cp <= 0xdfff) cp = 0xfffd; // lone surrogate
-    const s = i;
-    const t = i + len;
-    // A \u escape is at least 6 source bytes and yields at most 4 output bytes, so `out` never overflows.
-    if (cp < 0x80) emit(cp, s, t);
-    else if (cp < 0x800) {
-      emit(0xc0 | (cp >> 6), s, t);
-      emit(0x80 | (cp & 63), s, t);
-    } else if (cp < 0x10000) {
-      emit(0xe0 | (cp >> 12), s, t);
-      emit(0x80 | ((cp >> 6) & 63), s, t);
-      emit(0x80 | (cp & 63), s, t);
-    } else {
-      emit(0xf0 | (cp >> 18), s, t);
-      emit(0x80 | ((cp >> 12) & 63), s, t);
-      emit(0x80 | ((cp >> 6) & 63), s, t);
-      emit(0x80 | (cp & 63), s, t);
-    }
-    i = t;
+    const { len, cp } = decodeEscapeAt(buf, i, end);
+    if (cp < 0) out[o++] = BACKSLASH;
+    else o = writeUtf8(out, o, cp);
+    i += len;
   }
-  return { bytes: out.subarray(0, o), srcStart: srcStart.subarray(0, o), srcEnd: srcEnd.subarray(0, o) };
+  const bytes = out.subarray(0, o);
+  return { bytes, map: (a, b) => mapDecodedSpan(buf, start, end, a, b) };
+}
+
+/** Source span [s, e) in `buf[start, end)` that produced decoded bytes [a, b). */
+function mapDecodedSpan(buf: Buffer, start: number, end: number, a: number, b: number): [number, number] {
+  let o = 0;
+  let i = start;
+  let srcA = -1;
+  while (i < end) {
+    const { len, cp } = buf[i] === BACKSLASH ? decodeEscapeAt(buf, i, end) : { len: 1, cp: -1 };
+    const produced = buf[i] === BACKSLASH && cp >= 0 ? utf8Length(cp) : 1;
+    const next = o + produced;
+    if (srcA === -1 && a < next) srcA = i;
+    if (b <= next) return [srcA, i + len];
+    o = next;
+    i += len;
+  }
+  return [srcA === -1 ? end : srcA, end];
 }
 
 /**

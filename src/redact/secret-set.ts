@@ -32,6 +32,8 @@ export interface SecretSet {
   readonly patternDepth: Uint8Array;
   /** Secret index for a placeholder id (lowercase), or -1. */
   secretForId(id: string): number;
+  /** True when some registered value contains the code point (decides whether a `\u` escape matters). */
+  usesCodePoint(cp: number): boolean;
   /** The value escaped for `depth` JSON string levels, as bytes (cached). */
   valueBytes(index: number, depth: number): Buffer;
 }
@@ -74,6 +76,15 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
   });
 
   const matcher = createMatcher(patterns);
+  const bmp = new Uint8Array(0x10000);
+  const astral = new Set<number>();
+  for (const v of values) {
+    for (const ch of v) {
+      const cp = ch.codePointAt(0) as number;
+      if (cp < 0x10000) bmp[cp] = 1;
+      else astral.add(cp);
+    }
+  }
   const cache = new Map<number, Buffer>();
   return {
     size: values.length,
@@ -86,6 +97,7 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
     patternLength: Int32Array.from(patterns.map((p) => p.length)),
     patternDepth: Uint8Array.from(patternDepth),
     secretForId: (id) => idMap.get(id) ?? -1,
+    usesCodePoint: (cp) => (cp < 0x10000 ? bmp[cp] === 1 : astral.has(cp)),
     valueBytes(index, depth) {
       const k = index * 8 + depth;
       let b = cache.get(k);
