@@ -7,6 +7,8 @@ import { processIo, type CliIo, type Command } from './io.ts';
 const COMMANDS: Record<string, () => Promise<Command>> = {
   serve: () => import('./serve.ts'),
   vault: () => import('./vault.ts'),
+  watermark: () => import('./watermark.ts'),
+  attribute: () => import('./attribute.ts'),
 };
 
 const USAGE = `usage: ficta <command> [options]
@@ -14,6 +16,8 @@ const USAGE = `usage: ficta <command> [options]
 commands:
   serve        run the redacting proxy (ficta serve --help)
   vault        manage the sealed secret vault (ficta vault --help)
+  watermark    mark a document shared by hand, or read its marks (ficta watermark --help)
+  attribute    say which session and request sent a leaked text (ficta attribute --help)
 `;
 
 /** Runs the CLI with the given arguments and returns the exit code. */
