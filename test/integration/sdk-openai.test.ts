@@ -4,7 +4,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFicta, type TestFicta } from '../helpers/ficta-server.ts';
-import { createMockUpstream, echoScript, type MockUpstream } from '../helpers/mock-upstream.ts';
+import { createMockUpstream, type MockUpstream } from '../helpers/mock-upstream.ts';
 
 const PLAIN = 'ghp_A1b2C3d4E5f6G7h8I9j0KlMnOpQrStUv';
 const WEIRD = 'pa"ss\\wörd\n-x1';
