@@ -24,6 +24,7 @@ import { unavailableError, type SecretRegistry } from '../secrets/registry.ts';
 import { sendError, toHttpError } from './error-response.ts';
 import { decodeBody, parseContentEncoding, readBody, SUPPORTED_CODINGS } from './request-body.ts';
 import { clientHeaders } from './response-headers.ts';
+import type { RunStats } from './stats.ts';
 import type { UpstreamClient } from './upstream.ts';
 
 export interface UpstreamTarget {
@@ -39,6 +40,8 @@ export interface ProxyDeps {
   upstreams: Record<'anthropic' | 'openai', UpstreamTarget>;
   logger: Logger;
   limits: { maxBodyBytes: number; maxDecodedBytes: number; maxEventBytes: number };
+  /** Run totals for reports. */
+  stats?: RunStats;
 }
 
 interface RequestLog {
@@ -56,6 +59,7 @@ interface RequestLog {
   started: number;
   upstreamHeadersMs?: number;
   outcome: string;
+  blocked: string[];
 }
 
 let sequence = 0;
@@ -76,6 +80,7 @@ export async function proxyRequest(deps: ProxyDeps, route: ResolvedRoute, req: I
     restore: createRestoreStats(),
     started: performance.now(),
     outcome: 'ok',
+    blocked: [],
   };
   const abort = new AbortController();
   const onClose = (): void => {
@@ -102,7 +107,7 @@ export async function proxyRequest(deps: ProxyDeps, route: ResolvedRoute, req: I
     }
   } finally {
     res.off('close', onClose);
-    writeRequestLog(deps.logger, log, set);
+    writeRequestLog(deps, log, set);
   }
 }
 
@@ -139,6 +144,7 @@ async function forward(
   );
   if (findings.length > 0) {
     log.outcome = 'blocked';
+    log.blocked = [...new Set(findings.map((f) => set.names[f.secret] as string))];
     logEvent(deps.logger, 'warn', 'request_blocked', {
       id: log.id,
       route: log.route,
@@ -315,8 +321,10 @@ function namedCounts(set: SecretSet | undefined, counts: CountMap): Record<strin
   return out;
 }
 
-function writeRequestLog(logger: Logger, log: RequestLog, set: SecretSet | undefined): void {
-  logEvent(logger, 'info', 'request', {
+function writeRequestLog(deps: ProxyDeps, log: RequestLog, set: SecretSet | undefined): void {
+  const redactions = namedCounts(set, log.redactions);
+  const restores = namedCounts(set, log.restore.restores);
+  logEvent(deps.logger, 'info', 'request', {
     id: log.id,
     method: log.method,
     route: log.route,
@@ -329,10 +337,11 @@ function writeRequestLog(logger: Logger, log: RequestLog, set: SecretSet | undef
     bytesOut: log.bytesOut,
     ms: round(performance.now() - log.started),
     upstreamHeadersMs: log.upstreamHeadersMs === undefined ? undefined : round(log.upstreamHeadersMs),
-    redactions: namedCounts(set, log.redactions),
-    restores: namedCounts(set, log.restore.restores),
+    redactions,
+    restores,
     restoreMisses: log.restore.misses,
   });
+  deps.stats?.record({ outcome: log.outcome, status: log.status, redactions, restores, restoreMisses: log.restore.misses, blocked: log.blocked });
 }
 
 function round(ms: number): number {
