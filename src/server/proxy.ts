@@ -100,7 +100,7 @@ export async function proxyRequest(deps: ProxyDeps, route: ResolvedRoute, req: I
       if (!res.destroyed) res.destroy();
     } else {
       const http = toHttpError(error);
-      log.outcome = isFictaError(error) ? error.code : 'internal_error';
+      log.outcome = isFictaError(error, 'FICTA_LEAK_BLOCKED') ? 'blocked' : isFictaError(error) ? error.code : 'internal_error';
       log.status = http.status;
       if (!isFictaError(error)) logEvent(deps.logger, 'error', 'internal_error', { id: log.id, error: safeErrorName(error) });
       sendError(res, route.provider, http, { 'x-ficta-request-id': log.id, ...(http.status === 413 ? { connection: 'close' } : {}) });

@@ -39,7 +39,7 @@ export function createRunStats(): RunStats {
       add(report.redactions, s.redactions);
       add(report.restores, s.restores);
       report.restoreMisses += s.restoreMisses;
-      if (s.outcome === 'blocked') {
+      if (s.blocked.length > 0) {
         report.blocks++;
         for (const name of s.blocked) report.blockedBySecret[name] = (report.blockedBySecret[name] ?? 0) + 1;
       }
