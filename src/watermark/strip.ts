@@ -29,6 +29,9 @@ interface View {
 }
 
 function bufferView(b: Buffer): View {
+  // -2: not searched yet; -1: none left.
+  let nextRaw = -2;
+  let nextEsc = -2;
   return {
     length: b.length,
     at: (i) => b[i]!,
@@ -49,14 +52,15 @@ function bufferView(b: Buffer): View {
     },
     nextCandidate(from) {
       // Search the rare second/third bytes (81 A0) and the digits "2060": both have rare first bytes,
-      // so Buffer.indexOf stays at memchr speed on text full of E2-led punctuation.
-      const raw = b.indexOf(RAW_TAIL, from + 1);
-      const esc = b.indexOf(ESC_DIGITS, from + 1);
-      const r = raw < 0 ? -1 : raw - 1;
-      const e = esc < 0 ? -1 : esc - 1;
-      if (r < 0) return e;
-      if (e < 0) return r;
-      return Math.min(r, e);
+      // so Buffer.indexOf stays at memchr speed on text full of E2-led punctuation. Each search result
+      // is kept until passed, so a chunk full of frames is still scanned once.
+      if (nextRaw !== -1 && nextRaw < from) nextRaw = b.indexOf(RAW_TAIL, from + 1) - 1;
+      if (nextEsc !== -1 && nextEsc < from) nextEsc = b.indexOf(ESC_DIGITS, from + 1) - 1;
+      if (nextRaw < -1) nextRaw = -1;
+      if (nextEsc < -1) nextEsc = -1;
+      if (nextRaw < 0) return nextEsc;
+      if (nextEsc < 0) return nextRaw;
+      return Math.min(nextRaw, nextEsc);
     },
   };
 }
@@ -65,6 +69,8 @@ const RAW_TAIL = Buffer.from([0x81, 0xa0]);
 const ESC_DIGITS = Buffer.from('2060', 'latin1');
 
 function stringView(s: string): View {
+  let nextRaw = -2;
+  let nextEsc = -2;
   return {
     length: s.length,
     at: (i) => s.charCodeAt(i),
@@ -74,11 +80,11 @@ function stringView(s: string): View {
       return c >= 0xfe00 && c <= 0xfe0f ? 1 : 0;
     },
     nextCandidate(from) {
-      const raw = s.indexOf('\u2060', from);
-      const esc = s.indexOf('u2060', from);
-      if (raw < 0) return esc;
-      if (esc < 0) return raw;
-      return Math.min(raw, esc);
+      if (nextRaw !== -1 && nextRaw < from) nextRaw = s.indexOf('\u2060', from);
+      if (nextEsc !== -1 && nextEsc < from) nextEsc = s.indexOf('u2060', from);
+      if (nextRaw < 0) return nextEsc;
+      if (nextEsc < 0) return nextRaw;
+      return Math.min(nextRaw, nextEsc);
     },
   };
 }
