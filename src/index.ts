@@ -6,7 +6,9 @@ import type { Config } from './config/schema.ts';
 import { FictaError } from './errors.ts';
 import { createLogger, logEvent, type Logger } from './log/logger.ts';
 import { createApp, type AppEnv } from './server/app.ts';
+import { baseUrls, isLoopbackHost, type BaseUrls } from './server/access.ts';
 import { createInFlight, listen, type RunningServer } from './server/listen.ts';
+import { createRunStats, type RunReport } from './server/stats.ts';
 import type { UpstreamTarget } from './server/proxy.ts';
 import { createUpstreamClient } from './server/upstream.ts';
 import { createEnvFileSource, createEnvVarSource } from './secrets/env-sources.ts';
@@ -17,6 +19,8 @@ import { MIN_SECRET_LENGTH, type PlaceholderKeyProvider, type SecretSource } fro
 export type { Config } from './config/schema.ts';
 export type { SecretEntry, SecretSource, PlaceholderKeyProvider } from './secrets/types.ts';
 export type { RunningServer } from './server/listen.ts';
+export type { BaseUrls } from './server/access.ts';
+export type { RunReport } from './server/stats.ts';
 
 export interface FictaOptions {
   config: Config;
@@ -33,7 +37,9 @@ export interface Ficta {
   registry: SecretRegistry;
   logger: Logger;
   /** Starts listening on the configured host and port. */
-  listen(): Promise<RunningServer>;
+  listen(): Promise<RunningServer & { baseUrls: BaseUrls }>;
+  /** Totals so far: requests, redactions, restores and blocks by secret name. */
+  report(): RunReport;
   /** Stops the server (graceful) and releases every resource. */
   close(): Promise<void>;
 }
@@ -42,7 +48,11 @@ export interface Ficta {
 export async function createFicta(options: FictaOptions): Promise<Ficta> {
   const { config } = options;
   const env = options.env ?? process.env;
-  const logger = options.logger ?? createLogger({ level: config.log.level });
+  if (!isLoopbackHost(config.host) && config.token === undefined) {
+    throw new FictaError('FICTA_CONFIG_INVALID', `serve: refusing to bind ${config.host} without an access token: anyone who can reach the proxy could have secrets restored (set --token or FICTA_TOKEN)`);
+  }
+  const logger =
+    options.logger ?? createLogger({ level: config.log.level, format: config.log.format, ...(config.log.file === undefined ? {} : { destination: config.log.file }) });
 
   const sources: SecretSource[] = [
     ...config.secrets.envFiles.map((p) => createEnvFileSource(p)),
@@ -68,6 +78,7 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
 
   const upstream = createUpstreamClient(config.limits);
   const inFlight = createInFlight();
+  const stats = createRunStats();
   const app = createApp(
     {
       registry,
@@ -75,8 +86,10 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
       upstreams: { anthropic: parseUpstream(config.upstreams.anthropic), openai: parseUpstream(config.upstreams.openai) },
       logger,
       limits: config.limits,
+      stats,
     },
     { onRequestStart: inFlight.start, onRequestEnd: inFlight.end },
+    { token: config.token },
   );
 
   let running: RunningServer | undefined;
@@ -86,9 +99,11 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
     logger,
     async listen() {
       running = await listen(app, config.host, config.port, inFlight, logger);
-      logEvent(logger, 'info', 'listening', { url: running.url });
-      return running;
+      // The token is a credential: logged only as "set", never in the URL.
+      logEvent(logger, 'info', 'listening', { url: running.url, token: config.token === undefined ? 'none' : 'required' });
+      return { ...running, baseUrls: baseUrls(running.url, config.token) };
     },
+    report: () => stats.snapshot(),
     async close() {
       if (running !== undefined) await running.close(config.limits.shutdownGraceMs);
       await registry.close();

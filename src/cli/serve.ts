@@ -2,38 +2,30 @@
 // stdout when ready; SIGINT/SIGTERM stop accepting, let in-flight requests finish (10 s cap), exit 0.
 
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../config/load.ts';
-import { FictaError } from '../errors.ts';
-import { createFicta } from '../index.ts';
 import type { CliIo } from './io.ts';
+import { intFlag, PROXY_OPTIONS, PROXY_OPTIONS_HELP, proxyFlags } from './proxy-options.ts';
+import { describeBlocks, EXIT_BLOCKED, startSession } from './proxy-session.ts';
+import { generateToken } from '../server/access.ts';
 
 const HELP = `usage: ficta serve [options]
 
   --host H                 address to bind (default 127.0.0.1; FICTA_HOST)
   --port P                 port, 0 for any free port (default 8787; FICTA_PORT)
-  --env-file PATH          register every value of a dotenv file as a secret (repeatable)
-  --secret-env NAME        register the value of environment variable NAME (repeatable)
-  --anthropic-upstream URL Anthropic base URL (FICTA_ANTHROPIC_UPSTREAM)
-  --openai-upstream URL    OpenAI base URL (FICTA_OPENAI_UPSTREAM)
-  --config PATH            config file (default FICTA_HOME/config.toml)
-  --log-level LEVEL        fatal|error|warn|info|debug|trace|silent (FICTA_LOG_LEVEL)
-  --max-body-bytes N       largest request body accepted (default 32 MiB)
-`;
+  --token T|auto           require /t/T/ in every request path (FICTA_TOKEN); "auto" makes one up.
+                           Mandatory when --host is not a loopback address.
+  --ready-file PATH        once listening, write the base URLs there (KEY=VALUE lines); removed on exit
+${PROXY_OPTIONS_HELP}`;
 
 /** Runs the proxy until SIGINT/SIGTERM. */
 export async function run(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: {
+      ...PROXY_OPTIONS,
       host: { type: 'string' },
       port: { type: 'string' },
-      'env-file': { type: 'string', multiple: true },
-      'secret-env': { type: 'string', multiple: true },
-      'anthropic-upstream': { type: 'string' },
-      'openai-upstream': { type: 'string' },
-      config: { type: 'string' },
-      'log-level': { type: 'string' },
-      'max-body-bytes': { type: 'string' },
+      token: { type: 'string' },
+      'ready-file': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -43,34 +35,17 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(HELP);
     return 0;
   }
-  const flags: Record<string, unknown> = {};
+  const { flags, configFile } = proxyFlags(values);
   if (values.host !== undefined) flags.host = values.host;
   if (values.port !== undefined) flags.port = intFlag('--port', values.port);
-  const upstreams: Record<string, string> = {};
-  if (values['anthropic-upstream'] !== undefined) upstreams.anthropic = values['anthropic-upstream'];
-  if (values['openai-upstream'] !== undefined) upstreams.openai = values['openai-upstream'];
-  if (Object.keys(upstreams).length > 0) flags.upstreams = upstreams;
-  const secrets: Record<string, unknown> = {};
-  if (values['env-file'] !== undefined) secrets.envFiles = values['env-file'];
-  if (values['secret-env'] !== undefined) secrets.env = values['secret-env'];
-  if (Object.keys(secrets).length > 0) flags.secrets = secrets;
-  if (values['log-level'] !== undefined) flags.log = { level: values['log-level'] };
-  if (values['max-body-bytes'] !== undefined) flags.limits = { maxBodyBytes: intFlag('--max-body-bytes', values['max-body-bytes']) };
+  if (values.token !== undefined) flags.token = values.token === 'auto' ? generateToken() : values.token;
 
-  const loaded = loadConfig({ flags, env: io.env, ...(values.config === undefined ? {} : { configFile: values.config }) });
-  if (!loaded.ok) throw loaded.error;
-  const config = loaded.value;
-
-  const ficta = await createFicta({ config, env: io.env });
-  let running;
-  try {
-    running = await ficta.listen();
-  } catch (cause) {
-    await ficta.close();
-    const code = (cause as NodeJS.ErrnoException).code ?? 'error';
-    throw new FictaError('FICTA_LISTEN_FAILED', `serve: cannot listen on ${config.host}:${config.port} (${code})`, { cause });
+  const session = await startSession({ flags, configFile, env: io.env, readyFile: values['ready-file'] });
+  io.stdout.write(`ficta listening on ${session.url}\n`);
+  if (session.config.token !== undefined) {
+    // The base URLs carry the token; they go to stderr so stdout stays the one line above.
+    io.stderr.write(`ficta: base URLs: ANTHROPIC_BASE_URL=${session.baseUrls.anthropic} OPENAI_BASE_URL=${session.baseUrls.openai}\n`);
   }
-  io.stdout.write(`ficta listening on ${running.url}\n`);
 
   await new Promise<void>((resolve) => {
     const stop = (): void => {
@@ -81,11 +56,11 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
-  await ficta.close();
+  const report = await session.stop();
+  if (session.config.failOnBlock && report.blocks > 0) {
+    io.stderr.write(`ficta: report: ${describeBlocks(report)}\n`);
+    return EXIT_BLOCKED;
+  }
   return 0;
 }
 
-function intFlag(name: string, value: string): number {
-  if (!/^\d+$/.test(value)) throw new FictaError('FICTA_USAGE', `usage: ${name} must be a whole number`);
-  return Number(value);
-}

@@ -28,6 +28,8 @@ const ENV_KEYS: ReadonlyArray<readonly [string, readonly string[], 'string' | 'i
   ['FICTA_OPENAI_UPSTREAM', ['upstreams', 'openai'], 'string'],
   ['FICTA_LOG_LEVEL', ['log', 'level'], 'string'],
   ['FICTA_MAX_BODY_BYTES', ['limits', 'maxBodyBytes'], 'int'],
+  ['FICTA_TOKEN', ['token'], 'string'],
+  ['FICTA_LOG_FORMAT', ['log', 'format'], 'string'],
 ];
 
 /** Reads, merges and validates the configuration. */
@@ -119,7 +121,13 @@ function isPlainObject(v: unknown): v is Tree {
 function formatIssue(error: z.ZodError, source: string): string {
   const issue = error.issues[0];
   if (issue === undefined) return 'config: invalid';
-  const key = issue.path.length === 0 ? '(top level)' : issue.path.join('.');
+  const path = issue.path.map(String);
+  let message = issue.message;
+  if (issue.code === 'unrecognized_keys') {
+    path.push(issue.keys[0] ?? '?');
+    message = 'unknown key';
+  }
+  const key = path.length === 0 ? '(top level)' : path.join('.');
   const where = source === 'defaults' ? '' : ` (from ${source} or environment/flags)`;
-  return `config: ${key}: ${issue.message.toLowerCase()}${where}`;
+  return `config: ${key}: ${message.charAt(0).toLowerCase()}${message.slice(1)}${where}`;
 }

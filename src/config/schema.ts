@@ -59,9 +59,27 @@ export const ConfigSchema = z
     log: z
       .object({
         level: logLevel.default('info'),
+        /** `json` (one object per line) or `text` (one readable line per event). */
+        format: z.enum(['json', 'text']).default('json'),
+        /** Write logs to this file instead of stderr. */
+        file: z.string().min(1).optional(),
       })
       .strict()
       .prefault({}),
+    /**
+     * Access token: requests must carry it as the first path segment pair `/t/<token>/…`. Required when
+     * binding a non-loopback address.
+     */
+    token: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{16,128}$/, { message: 'must be 16 to 128 characters of A-Z a-z 0-9 _ -' })
+      .optional(),
+    /** Written (mode 0600) with the base URLs once listening; removed on exit. */
+    readyFile: z.string().min(1).optional(),
+    /** The run report (JSON: requests, redactions, restores and blocks by secret name) written on exit. */
+    reportFile: z.string().min(1).optional(),
+    /** Exit non-zero at shutdown when any request was blocked. */
+    failOnBlock: z.boolean().default(false),
   })
   .strict();
 

@@ -24,14 +24,18 @@ export type LogEvent =
 
 export interface CreateLoggerOptions {
   level: LogLevel;
-  /** Where lines go; stderr (fd 2) by default. */
-  destination?: DestinationStream | number;
+  /** Where lines go: a stream, a file descriptor, or a file path (appended); stderr (fd 2) by default. */
+  destination?: DestinationStream | number | string;
+  /** `json` (default) or `text`: one readable line per event. */
+  format?: 'json' | 'text';
 }
 
-/** Creates the JSON logger (stderr by default). */
+/** Creates the logger (JSON on stderr by default). */
 export function createLogger(options: CreateLoggerOptions): Logger {
   const dest = options.destination ?? 2;
-  const stream = typeof dest === 'number' ? pino.destination({ dest, sync: false }) : dest;
+  let stream: DestinationStream =
+    typeof dest === 'number' ? pino.destination({ dest, sync: false }) : typeof dest === 'string' ? pino.destination({ dest, sync: false, append: true, mkdir: true }) : dest;
+  if (options.format === 'text') stream = textStream(stream);
   return pino(
     {
       level: options.level,
@@ -47,4 +51,31 @@ export function createLogger(options: CreateLoggerOptions): Logger {
 /** Logs one typed event with structured fields. */
 export function logEvent(logger: Logger, level: 'info' | 'warn' | 'error' | 'debug', event: LogEvent, fields: Record<string, unknown> = {}): void {
   logger[level]({ event, ...fields });
+}
+
+/** Rewrites each JSON line as `time level event key=value …` (values JSON-encoded when not plain). */
+function textStream(inner: DestinationStream): DestinationStream {
+  return {
+    write(line: string): void {
+      let obj: Record<string, unknown>;
+      try {
+        obj = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        inner.write(line);
+        return;
+      }
+      const { time, level, event, msg, name: _name, ...rest } = obj;
+      const fields = Object.entries(rest)
+        .filter(([, v]) => v !== undefined)
+        .map(([k, v]) => `${k}=${typeof v === 'string' && /^[\w./:@-]*$/.test(v) ? v : JSON.stringify(v)}`);
+      const head = [String(time ?? ''), String(level ?? '').toUpperCase().padEnd(5), String(event ?? '')].join(' ');
+      inner.write(`${head}${typeof msg === 'string' ? ` ${msg}` : ''}${fields.length > 0 ? ` ${fields.join(' ')}` : ''}\n`);
+    },
+    flush(cb?: (err?: Error) => void): void {
+      const f = (inner as { flush?: (cb?: (err?: Error) => void) => void }).flush;
+      if (typeof f === 'function') f.call(inner, cb);
+      else cb?.();
+    },
+    ...('flushSync' in inner ? { flushSync: () => (inner as { flushSync(): void }).flushSync() } : {}),
+  } as DestinationStream;
 }

@@ -8,10 +8,16 @@ import { Hono } from 'hono';
 import { resolveRoute } from '../providers/routes.ts';
 import type { SecretRegistry } from '../secrets/registry.ts';
 import { VERSION } from '../version.ts';
+import { checkToken } from './access.ts';
 import { formatErrorBody } from './error-response.ts';
 import { proxyRequest, type ProxyDeps } from './proxy.ts';
 
 export type AppEnv = { Bindings: HttpBindings };
+
+export interface AppOptions {
+  /** Required as `/t/<token>/…` on every provider route when set. */
+  token?: string | undefined;
+}
 
 export interface AppHooks {
   /** Called when a proxied request starts and ends (for graceful shutdown). */
@@ -20,7 +26,7 @@ export interface AppHooks {
 }
 
 /** Builds the app around the proxy dependencies. */
-export function createApp(deps: ProxyDeps, hooks: AppHooks = {}): Hono<AppEnv> {
+export function createApp(deps: ProxyDeps, hooks: AppHooks = {}, options: AppOptions = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.get('/healthz', (c) => {
@@ -31,9 +37,20 @@ export function createApp(deps: ProxyDeps, hooks: AppHooks = {}): Hono<AppEnv> {
     return c.json({ status: 'ok', secrets: snap.set.size, version: VERSION });
   });
 
+  app.get('/readyz', (c) => {
+    const snap = deps.registry.current();
+    return snap.kind === 'ready' ? c.json({ status: 'ready' }) : c.json({ status: 'unavailable' }, 503);
+  });
+
   const proxy = async (c: import('hono').Context<AppEnv>): Promise<Response> => {
     const { incoming, outgoing } = c.env;
-    const route = resolveRoute(incoming.url ?? '/');
+    const access = checkToken(incoming.url ?? '/', options.token);
+    if (!access.ok) {
+      const guess = resolveRoute((incoming.url ?? '/').replace(/^\/t\/[^/?]*/, ''));
+      const body = formatErrorBody(guess?.provider ?? 'openai', 'ficta_unauthorized', 'ficta: this proxy requires its access token in the base URL (…/t/<token>/…); nothing was forwarded');
+      return c.body(body, 401, { 'content-type': 'application/json' });
+    }
+    const route = resolveRoute(access.target);
     if (route === undefined) return c.notFound();
     hooks.onRequestStart?.();
     try {
@@ -48,6 +65,7 @@ export function createApp(deps: ProxyDeps, hooks: AppHooks = {}): Hono<AppEnv> {
   app.all('/openai', proxy);
   app.all('/openai/*', proxy);
   app.all('/v1/*', proxy);
+  app.all('/t/*', proxy);
 
   app.notFound((c) => {
     const body = formatErrorBody('openai', 'ficta_not_found', `ficta: no route for ${c.req.method} ${c.req.path}; use /anthropic/…, /openai/… or /v1/…`);

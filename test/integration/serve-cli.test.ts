@@ -104,7 +104,7 @@ describe('ficta serve', () => {
     expect(badFlag.stderr).toMatch(/^ficta: usage: /);
     const badConfig = await runCli(['serve', '--port', '0'], { env: { FICTA_HOME: home, FICTA_ANTHROPIC_UPSTREAM: 'ftp://x' } });
     expect(badConfig.code).toBe(1);
-    expect(badConfig.stderr.trim()).toBe('ficta: config: upstreams.anthropic: must be an http(s) url without query or fragment');
+    expect(badConfig.stderr.trim()).toBe('ficta: config: upstreams.anthropic: must be an http(s) URL without query or fragment');
     const unknown = await runCli(['frobnicate'], { env: { FICTA_HOME: home } });
     expect(unknown.code).toBe(2);
   });

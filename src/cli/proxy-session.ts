@@ -1,0 +1,90 @@
+// A running proxy for a command: start it, publish its base URLs (ready file), and on stop write the
+// run report and tell whether any request was blocked. Used by serve, run, claude and codex.
+
+import { randomBytes } from 'node:crypto';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { loadConfig } from '../config/load.ts';
+import type { Config } from '../config/schema.ts';
+import { FictaError } from '../errors.ts';
+import { createFicta, type BaseUrls, type Ficta, type RunReport } from '../index.ts';
+import type { Logger } from '../log/logger.ts';
+
+/** Exit code when --fail-on-block is set and a request was blocked. */
+export const EXIT_BLOCKED = 3;
+
+export interface ProxySession {
+  ficta: Ficta;
+  config: Config;
+  url: string;
+  baseUrls: BaseUrls;
+  /** Stops the proxy (graceful), writes the report file, removes the ready file; returns the report. */
+  stop(): Promise<RunReport>;
+}
+
+export interface StartSessionOptions {
+  flags: Record<string, unknown>;
+  configFile: string | undefined;
+  env: NodeJS.ProcessEnv;
+  readyFile?: string | undefined;
+  logger?: Logger;
+}
+
+/** Loads the config and starts a proxy. */
+export async function startSession(options: StartSessionOptions): Promise<ProxySession> {
+  const loaded = loadConfig({ flags: options.flags, env: options.env, ...(options.configFile === undefined ? {} : { configFile: options.configFile }) });
+  if (!loaded.ok) throw loaded.error;
+  const config = loaded.value;
+  const ficta = await createFicta({ config, env: options.env, ...(options.logger === undefined ? {} : { logger: options.logger }) });
+  let running;
+  try {
+    running = await ficta.listen();
+  } catch (cause) {
+    await ficta.close();
+    const code = (cause as NodeJS.ErrnoException).code ?? 'error';
+    throw new FictaError('FICTA_LISTEN_FAILED', `serve: cannot listen on ${config.host}:${config.port} (${code})`, { cause });
+  }
+  const readyFile = options.readyFile ?? config.readyFile;
+  if (readyFile !== undefined) writeAtomic(readyFile, formatReadyFile(running.url, running.baseUrls));
+  let stopped: Promise<RunReport> | undefined;
+  return {
+    ficta,
+    config,
+    url: running.url,
+    baseUrls: running.baseUrls,
+    stop() {
+      stopped ??= (async () => {
+        await ficta.close();
+        const report = ficta.report();
+        if (config.reportFile !== undefined) writeAtomic(config.reportFile, `${JSON.stringify(report, null, 2)}\n`);
+        if (readyFile !== undefined) rmSync(readyFile, { force: true });
+        return report;
+      })();
+      return stopped;
+    },
+  };
+}
+
+/** The ready file: shell/`$GITHUB_ENV`-friendly KEY=VALUE lines. */
+export function formatReadyFile(url: string, urls: BaseUrls): string {
+  return `FICTA_URL=${urls.root}\nANTHROPIC_BASE_URL=${urls.anthropic}\nOPENAI_BASE_URL=${urls.openai}\nFICTA_LISTEN=${url}\n`;
+}
+
+/** Writes a file whole (temp + rename), mode 0600: readers never see half of it. */
+export function writeAtomic(path: string, text: string): void {
+  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    writeFileSync(tmp, text, { mode: 0o600 });
+    renameSync(tmp, path);
+  } catch (cause) {
+    rmSync(tmp, { force: true });
+    throw new FictaError('FICTA_FILE_WRITE', `files: cannot write ${path}: ${(cause as NodeJS.ErrnoException).code ?? 'error'}`, { cause });
+  }
+}
+
+/** One line naming what was blocked, for stderr. */
+export function describeBlocks(report: RunReport): string {
+  const names = Object.entries(report.blockedBySecret)
+    .map(([n, c]) => `${n} ×${c}`)
+    .join(', ');
+  return `${report.blocks} request(s) blocked (${names})`;
+}

@@ -1,0 +1,61 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load.ts';
+
+function home(files: Record<string, string> = {}): string {
+  const dir = mkdtempSync(join(tmpdir(), 'ficta-config-'));
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  return dir;
+}
+
+describe('loadConfig', () => {
+  it('fills every default from the schema', () => {
+    const r = loadConfig({ env: { FICTA_HOME: home() } });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.value).toMatchObject({ host: '127.0.0.1', port: 8787, upstreams: { anthropic: 'https://api.anthropic.com', openai: 'https://api.openai.com' }, limits: { maxBodyBytes: 32 * 1024 * 1024 }, log: { level: 'info', format: 'json' }, failOnBlock: false });
+  });
+
+  it('applies file < environment < flags, and unions secret lists', () => {
+    const h = home({ 'config.toml': 'port = 9000\nhost = "127.0.0.2"\n[secrets]\nenvFiles = ["a.env"]\n[upstreams]\nopenai = "http://file.example"\n' });
+    const r = loadConfig({ env: { FICTA_HOME: h, FICTA_PORT: '9100', FICTA_OPENAI_UPSTREAM: 'http://env.example' }, flags: { port: 9200, secrets: { envFiles: ['b.env'] } } });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.value.port).toBe(9200);
+    expect(r.value.host).toBe('127.0.0.2');
+    expect(r.value.upstreams.openai).toBe('http://env.example');
+    expect(r.value.secrets.envFiles).toEqual(['a.env', 'b.env']);
+  });
+
+  it('names the key of an invalid value, and of an unknown key', () => {
+    const bad = loadConfig({ env: { FICTA_HOME: home({ 'config.toml': '[limits]\nmaxBodyBytes = -5\n' }) } });
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.error.message).toMatch(/^config: limits\.maxBodyBytes: .*config\.toml/);
+    const unknown = loadConfig({ env: { FICTA_HOME: home({ 'config.toml': '[upstreams]\nanthropc = "http://x"\n' }) } });
+    expect(unknown.ok).toBe(false);
+    if (!unknown.ok) expect(unknown.error.message).toMatch(/^config: upstreams\.anthropc: unknown key/);
+  });
+
+  it('reports a TOML syntax error with its line, and a non-numeric FICTA_PORT', () => {
+    const r = loadConfig({ env: { FICTA_HOME: home({ 'config.toml': 'port = 1\nhost = \n' }) } });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error.message).toMatch(/not valid TOML \(line 2\)/);
+    const p = loadConfig({ env: { FICTA_HOME: home(), FICTA_PORT: 'eighty' } });
+    expect(p.ok).toBe(false);
+    if (!p.ok) expect(p.error.message).toBe('config: FICTA_PORT must be a whole number');
+  });
+
+  it('reads a JSON config given with --config', () => {
+    const h = home({ 'c.json': JSON.stringify({ port: 1234 }) });
+    const r = loadConfig({ env: { FICTA_HOME: h }, configFile: join(h, 'c.json') });
+    expect(r.ok && r.value.port).toBe(1234);
+  });
+
+  it('validates the access token', () => {
+    const r = loadConfig({ env: { FICTA_HOME: home(), FICTA_TOKEN: 'short' } });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error.message).toMatch(/^config: token: must be 16 to 128 characters/);
+  });
+});
