@@ -5,7 +5,8 @@ import { FRAME_DIGITS } from './frame.ts';
 
 /*
  * A frame is START followed by 1–4 DIGITs (a full frame has 4; truncated ones are removed too, because
- * U+2060 followed by U+FE00..U+FE0F never occurs in legitimate text). A lone U+2060, a variation
+ * U+2060 followed by U+FE00..U+FE0F never occurs in legitimate text — except, in bytes, one that ends a
+ * JSON string: its other digits may start the next SSE event, where createDeltaStripper joins them). A lone U+2060, a variation
  * selector after a visible character (emoji VS16, CJK variation sequences), ZWJ and ZWNJ are never
  * touched. Forms:
  *   raw      E2 81 A0            digits EF B8 80..8F
@@ -15,6 +16,7 @@ import { FRAME_DIGITS } from './frame.ts';
 
 const BS = 0x5c;
 const U = 0x75;
+const QUOTE = 0x22;
 
 /** Bytes or UTF-16 units, so one scanner serves Buffers and strings. */
 interface View {
@@ -26,6 +28,11 @@ interface View {
   rawDigit(i: number): number;
   /** Next index ≥ from where a raw or escaped start may begin, or -1. */
   nextCandidate(from: number): number;
+  /**
+   * Bytes of an SSE/JSON body: a truncated frame that ends a JSON string is left for the per-delta
+   * stripper, because its remaining digits may open the next event's string.
+   */
+  readonly stringEndsSplitFrames: boolean;
 }
 
 function bufferView(b: Buffer): View {
@@ -33,6 +40,7 @@ function bufferView(b: Buffer): View {
   let nextRaw = -2;
   let nextEsc = -2;
   return {
+    stringEndsSplitFrames: true,
     length: b.length,
     at: (i) => b[i]!,
     rawStart(i) {
@@ -72,6 +80,7 @@ function stringView(s: string): View {
   let nextRaw = -2;
   let nextEsc = -2;
   return {
+    stringEndsSplitFrames: false,
     length: s.length,
     at: (i) => s.charCodeAt(i),
     rawStart: (i) => (s.charCodeAt(i) === 0x2060 ? 1 : 0),
@@ -165,7 +174,8 @@ function scan(v: View, final: boolean): Scan {
       digits++;
     }
     if (cutOff && !final) return { cuts, safeEnd: carryStart(v, start, level) };
-    if (digits > 0) cuts.push(start, end);
+    const endsString = v.at(end) === QUOTE || (v.at(end) === BS && v.at(end + 1) === QUOTE);
+    if (digits === FRAME_DIGITS || (digits > 0 && !(v.stringEndsSplitFrames && endsString))) cuts.push(start, end);
     pos = v.nextCandidate(digits > 0 ? end : start + headLen);
   }
   if (final) return { cuts, safeEnd: v.length };
@@ -316,6 +326,27 @@ export function createDeltaStripper(): FrameStripper<string> {
     },
     get pending() {
       return carry.length;
+    },
+  };
+}
+
+/** A chunk transform in the shape the proxy's response pipeline composes ({ push → pieces, end }). */
+export interface StripTransform {
+  push(chunk: Buffer): Buffer[];
+  end(): Buffer[];
+}
+
+/** Wraps a fresh byte stripper as a chunk transform to put in front of placeholder restore. */
+export function createStripTransform(): StripTransform {
+  const s = createFrameStripper();
+  return {
+    push(chunk) {
+      const out = s.push(chunk);
+      return out.length === 0 ? [] : [out];
+    },
+    end() {
+      const out = s.flush();
+      return out.length === 0 ? [] : [out];
     },
   };
 }

@@ -1,10 +1,11 @@
 // The request-side stage the proxy calls: marks document-like strings of a JSON body in place (every
 // other byte forwarded unchanged) and queues their fingerprints for the registry off the request path.
 
+import { randomBytes } from 'node:crypto';
 import type { WatermarkConfig } from './config.ts';
 import { applyPlan, planEmbedding, type EmbedPlan, type PlannedFrame } from './embed.ts';
 import { fingerprintText } from './fingerprint.ts';
-import { scanJson, decodeString, type JsonString } from './json-spans.ts';
+import { decodeString, getKey, scanJson, tagOf, type JsonString } from './json-spans.ts';
 import { deriveKeys, loadOrCreateKey, type WatermarkKeys } from './key.ts';
 import { rsEncode } from './reed-solomon.ts';
 import { openRegistry, type OpenRegistryOptions, type Registry } from './registry.ts';
@@ -62,12 +63,24 @@ export interface WatermarkerOptions {
 export interface Watermarker {
   /** Marks and registers the configured surfaces of a request body; never throws. */
   markRequestBody(body: Buffer, ctx: MarkContext): MarkOutcome;
+  /**
+   * The session id for a request: the agent's own session header when it sends one (Claude Code
+   * `x-claude-code-session-id`, Codex `session-id`), else one id for the life of this proxy process.
+   */
+  sessionFor(header: (name: string) => string | undefined): string;
   stats(): WatermarkStats;
   /** Writes everything queued for the registry. */
   flush(): Promise<void>;
   /** Flushes, then closes the registry. */
   close(): Promise<void>;
 }
+
+/** Agent headers that carry a stable session id, most specific first. */
+const SESSION_HEADERS: ReadonlyArray<readonly [string, string]> = [
+  ['x-claude-code-session-id', 'claude-code'],
+  ['session-id', 'codex'],
+  ['x-ficta-session', 'client'],
+];
 
 /** Registry work waiting for a write is capped at this much document text; beyond it work is dropped. */
 export const MAX_PENDING_TEXT_BYTES = 64 * 1024 * 1024;
@@ -118,6 +131,7 @@ export function createWatermarker(options: WatermarkerOptions): Watermarker {
     }
   }
   const triggers = surfaceTriggers(config.surfaces);
+  const processSession = `proxy-${new Date(now()).toISOString().slice(0, 19)}-${randomBytes(4).toString('hex')}`;
   const marks = new Map<string, Uint8Array>();
   const sessionsRecorded = new Set<string>();
   let queue: Pending[] = [];
@@ -182,6 +196,10 @@ export function createWatermarker(options: WatermarkerOptions): Watermarker {
     const surfaces = findSurfaces(body, root, config.surfaces);
     if (surfaces.length === 0) return unchanged;
     const time = now();
+    if (ctx.model === undefined) {
+      const model = tagOf(body, getKey(root, 'model'));
+      if (model !== undefined) ctx = { ...ctx, model };
+    }
     const parts: Buffer[] = [];
     let at = 0;
     let marked = 0;
@@ -218,6 +236,13 @@ export function createWatermarker(options: WatermarkerOptions): Watermarker {
         warn('watermark_internal_error', { message: error instanceof Error ? error.message : String(error) });
         return { body, marked: 0, fingerprinted: 0 };
       }
+    },
+    sessionFor(header) {
+      for (const [name, prefix] of SESSION_HEADERS) {
+        const v = header(name)?.trim();
+        if (v !== undefined && v !== '' && v.length <= 200) return `${prefix}:${v}`;
+      }
+      return processSession;
     },
     stats: () => ({ ...stats }),
     async flush() {

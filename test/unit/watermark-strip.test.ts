@@ -116,6 +116,21 @@ describe('createFrameStripper', () => {
   });
 });
 
+describe('frames split across SSE events', () => {
+  it('are left by the byte stripper at a JSON string end and removed whole by the delta stripper', () => {
+    const events = [`Hello there.${F1.slice(0, 2)}`, `${F1.slice(2)}\nNext.`].map((text) => `data: ${JSON.stringify({ delta: { text } })}\n\n`);
+    const bytes = stripFrames(Buffer.from(events.join('')));
+    expect(bytes.toString()).toBe(events.join(''));
+    const s = createDeltaStripper();
+    const texts = bytes
+      .toString()
+      .split('\n\n')
+      .filter((e) => e !== '')
+      .map((e) => s.push(JSON.parse(e.slice(6)).delta.text));
+    expect(texts.join('') + s.flush()).toBe('Hello there.\nNext.');
+  });
+});
+
 describe('createDeltaStripper', () => {
   it('removes a frame a model split across SSE events, and nothing else', () => {
     const deltas = ['Hello there.', F1.slice(0, 2), F1.slice(2), '\nA ❤', '\ufe0f heart ', 'and', F2.slice(0, 1), F2.slice(1, 4), F2.slice(4), ' more'];
