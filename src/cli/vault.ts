@@ -13,7 +13,10 @@ import { vaultError } from '../vault/errors.ts';
 import { USER_KDF_PRESETS, type KdfPreset } from '../vault/kdf.ts';
 import { canPrompt, promptHidden } from '../vault/prompt.ts';
 import { resolveNewCredential, unlockVaultAt } from '../vault/unlock.ts';
-import { MAX_VALUE_BYTES, checkName, createVault, openVault, vaultPath, type ImportItem, type Vault, type VaultInfo } from '../vault/vault.ts';
+import { createVault, openVault, vaultPath } from '../vault/open.ts';
+import { type VaultInfo } from '../vault/rows.ts';
+import { MAX_VALUE_BYTES, checkName } from '../vault/rules.ts';
+import type { ImportItem, Vault } from '../vault/vault.ts';
 import type { CliIo } from './io.ts';
 
 const USAGE = `usage: ficta vault <command> [options]

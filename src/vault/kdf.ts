@@ -10,8 +10,10 @@ import type { KdfReply, KdfRequest } from './kdf-worker.ts';
 export type KdfPreset = keyof typeof ARGON2ID_LIMITS;
 
 /**
- * MODERATE (3 passes, 256 MiB): the vault's threat is offline guessing of a stolen file, and unlock happens
- * once per `ficta serve` start or CLI command. Measured here: INTERACTIVE ~0.18 s, MODERATE ~0.9 s.
+ * MODERATE (3 passes, 256 MiB): the vault's threat is offline guessing of a stolen file or backup, and unlock
+ * happens once per `ficta serve` start or CLI command, so a second is affordable. Measured here (AMD EPYC,
+ * 2 vCPUs): Argon2id alone 0.18 s at INTERACTIVE and 0.89 s at MODERATE; with the worker start 0.30 s and
+ * 1.06 s (bench/vault.bench.ts). `--kdf interactive` exists for slow machines.
  */
 export const DEFAULT_KDF_PRESET: KdfPreset = 'moderate';
 
@@ -20,7 +22,7 @@ export const USER_KDF_PRESETS: readonly KdfPreset[] = ['interactive', 'moderate'
 
 /**
  * Below this memory cost Argon2id runs in the calling thread: the WebAssembly heap does not grow, and a
- * worker start (thread, tsx, libsodium) measured ~150 ms here, far more than the hash itself.
+ * worker start (thread, tsx, libsodium) measured ~150 ms here, far more than the hash itself (MIN: 0.2 ms).
  */
 const INLINE_KDF_MAX_MEM = 1024 * 1024;
 

@@ -8,7 +8,10 @@ import { openDatabase, type Database, type Statement } from '../util/sqlite.ts';
 import { vaultError } from './errors.ts';
 import { APPLICATION_ID, FORMAT_VERSION } from './format.ts';
 
-/** How long a writer waits for another process's transaction before FICTA_VAULT_BUSY (a 10,000-secret import measured ~0.4 s here). */
+/**
+ * How long a writer waits for another process's transaction before FICTA_VAULT_BUSY. The longest
+ * transactions measured here: importing 20,000 values of 1 KB 0.9 s, rekeying them 0.8 s.
+ */
 const BUSY_TIMEOUT_MS = 15_000;
 
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');

@@ -8,7 +8,8 @@ import { vaultError } from './errors.ts';
 import type { VaultCredential } from './kdf.ts';
 import { createKeyFile, readKeyFile } from './key-file.ts';
 import { canPrompt, promptHidden } from './prompt.ts';
-import { openVault, type Vault } from './vault.ts';
+import { openVault } from './open.ts';
+import { type Vault } from './vault.ts';
 
 /** Shortest passphrase accepted for a new vault; Argon2id slows guessing, it cannot save a 4-letter word. */
 export const MIN_PASSPHRASE_LENGTH = 8;

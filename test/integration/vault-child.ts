@@ -4,7 +4,7 @@
 import { writeSync } from 'node:fs';
 import { readKeyFile } from '../../src/vault/key-file.ts';
 import { createVaultSecretSource } from '../../src/vault/source.ts';
-import { unlockVault } from '../../src/vault/vault.ts';
+import { unlockVault } from '../../src/vault/open.ts';
 
 const [mode, path, keyPath, ...rest] = process.argv.slice(2);
 if (mode === undefined || path === undefined || keyPath === undefined) throw new Error('usage: vault-child MODE PATH KEYFILE …');

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { openDatabase } from '../../src/util/sqlite.ts';
-import { unlockVault } from '../../src/vault/vault.ts';
+import { unlockVault } from '../../src/vault/open.ts';
 import { expectSecrets, tempHome, type TempHome } from '../unit/vault-helpers.ts';
 
 const BIN = join(import.meta.dirname, '../../bin/ficta.js');

@@ -6,7 +6,7 @@ import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { createVaultSecretSource } from '../../src/vault/source.ts';
-import { unlockVault } from '../../src/vault/vault.ts';
+import { unlockVault } from '../../src/vault/open.ts';
 import { expectSecrets, makeVault, tempHome, type TempHome } from '../unit/vault-helpers.ts';
 
 const CHILD = join(import.meta.dirname, 'vault-child.ts');

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { openDatabase } from '../../src/util/sqlite.ts';
 import { FORMAT_VERSION } from '../../src/vault/format.ts';
-import { openVault, unlockVault } from '../../src/vault/vault.ts';
+import { openVault, unlockVault } from '../../src/vault/open.ts';
 import { expectSecrets, tempHome, type TempHome } from './vault-helpers.ts';
 
 const FIXTURE = join(import.meta.dirname, '../../fixtures/vault/v1');

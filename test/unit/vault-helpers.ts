@@ -10,7 +10,8 @@ import type { SecretEntry } from '../../src/secrets/types.ts';
 import { openDatabase } from '../../src/util/sqlite.ts';
 import type { Result } from '../../src/util/result.ts';
 import type { VaultCredential } from '../../src/vault/kdf.ts';
-import { createVault, type Vault } from '../../src/vault/vault.ts';
+import { createVault } from '../../src/vault/open.ts';
+import { type Vault } from '../../src/vault/vault.ts';
 
 export const PASSPHRASE: VaultCredential = { kind: 'passphrase', passphrase: 'correct horse battery staple' };
 

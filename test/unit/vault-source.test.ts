@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { openDatabase } from '../../src/util/sqlite.ts';
 import { createVaultSecretSource, unlockVaultSource, vaultExists, type VaultSecretSource } from '../../src/vault/source.ts';
-import { unlockVault, type Vault } from '../../src/vault/vault.ts';
+import { unlockVault } from '../../src/vault/open.ts';
+import { type Vault } from '../../src/vault/vault.ts';
 import { PASSPHRASE, expectCode, expectSecrets, makeVault, tempHome, type TempHome } from './vault-helpers.ts';
 
 const SECRETS = { ALPHA_TOKEN: 'alpha-value-0001', BRAVO_TOKEN: 'bravo-value-0002' };

@@ -4,7 +4,8 @@
 import { copyFileSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, test } from 'vitest';
 import { openDatabase } from '../../src/util/sqlite.ts';
-import { createVault, unlockVault, type Vault } from '../../src/vault/vault.ts';
+import { createVault, unlockVault } from '../../src/vault/open.ts';
+import { type Vault } from '../../src/vault/vault.ts';
 import { PASSPHRASE, contentDigest, expectCode, expectSecrets, fileDigest, makeVault, tempHome, type TempHome } from './vault-helpers.ts';
 
 const SECRETS = { ALPHA_TOKEN: 'alpha-value-0001', BRAVO_TOKEN: 'bravo-value-0002', CHARLIE_TOKEN: 'charlie-value-0003' };

@@ -5,7 +5,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, test } from 'vitest';
 import { MIN_SECRET_LENGTH } from '../../src/secrets/types.ts';
 import { openDatabase } from '../../src/util/sqlite.ts';
-import { createVault, openVault, unlockVault } from '../../src/vault/vault.ts';
+import { createVault, openVault, unlockVault } from '../../src/vault/open.ts';
 import { PASSPHRASE, expectCode, expectSecrets, fakeSecrets, makeVault, tempHome, type TempHome } from './vault-helpers.ts';
 
 let t: TempHome;
