@@ -86,6 +86,9 @@ const SESSION_HEADERS: ReadonlyArray<readonly [string, string]> = [
 export const MAX_PENDING_TEXT_BYTES = 64 * 1024 * 1024;
 /** Sessions whose mark is cached in memory (64-bit PRF outputs, cheap to recompute). */
 const MARK_CACHE_SIZE = 4096;
+/** (session, document) placement plans kept; re-marking a 521 KiB body with 40 tool results went from 10.7 to 2.7 ms. */
+const PLAN_CACHE_SIZE = 4096;
+const NO_PLAN: EmbedPlan = { frames: [] };
 /** At most one registry warning per this many milliseconds. */
 const LOG_INTERVAL_MS = 10_000;
 
@@ -148,6 +151,20 @@ export function createWatermarker(options: WatermarkerOptions): Watermarker {
     return cw;
   };
 
+  // Agents resend every earlier document on every turn; the plan for a (session, document) never
+  // changes, so it is computed once.
+  const plans = new Map<string, EmbedPlan>();
+  const planFor = (sessionId: string, docHash: Buffer, text: string): EmbedPlan => {
+    const cacheKey = `${docHash.toString('base64')}\0${sessionId}`;
+    let plan = plans.get(cacheKey);
+    if (plan === undefined) {
+      plan = planEmbedding(text, codewordFor(sessionId), keys!.placementSeed(sessionId, text));
+      if (plans.size >= PLAN_CACHE_SIZE) plans.delete(plans.keys().next().value!);
+      plans.set(cacheKey, plan);
+    }
+    return plan;
+  };
+
   const drain = (): void => {
     scheduled = false;
     const items = queue;
@@ -208,9 +225,9 @@ export function createWatermarker(options: WatermarkerOptions): Watermarker {
       const text = readSurface(body, surface);
       if (text === undefined || Buffer.byteLength(text) < config.thresholdBytes) continue;
       stats.documents++;
-      const codeword = codewordFor(ctx.sessionId);
-      const plan: EmbedPlan = config.inBand ? planEmbedding(text, codeword, keys!.placementSeed(ctx.sessionId, text)) : { frames: [] };
-      enqueue({ sessionId: ctx.sessionId, text, docHash: keys!.documentId(text), frames: plan.frames.length, firstIndex: plan.frames[0]?.index ?? -1, ctx, time });
+      const docHash = keys!.documentId(text);
+      const plan = config.inBand ? planFor(ctx.sessionId, docHash, text) : NO_PLAN;
+      enqueue({ sessionId: ctx.sessionId, text, docHash, frames: plan.frames.length, firstIndex: plan.frames[0]?.index ?? -1, ctx, time });
       fingerprinted++;
       if (plan.frames.length === 0) continue;
       const replacement = surface.encoding === 'data-url' ? dataUrlReplacement(body, surface.node, applyPlan(text, plan)) : spliceFrames(body, surface.node, plan.frames, text);
