@@ -157,6 +157,34 @@ describe('markRequestBody', () => {
     expect(data).toMatch(/[.!?:;,)]\u2060[\ufe00-\ufe0f]{4}\r\n/);
   });
 
+  it('marks OpenAI Chat file parts, Anthropic content-source documents, and (opted in) tool messages and *_call_output items', () => {
+    const chat = Buffer.from(
+      JSON.stringify({
+        model: 'gpt-x',
+        messages: [
+          { role: 'user', content: [{ type: 'file', file: { filename: 'a.txt', file_data: `data:text/plain;base64,${Buffer.from(doc).toString('base64')}` } }] },
+          { role: 'tool', tool_call_id: 'c1', content: doc },
+        ],
+      }),
+    );
+    expect(watermarker().markRequestBody(chat, { ...CTX, provider: 'openai' }).marked).toBe(1);
+    expect(watermarker({ surfaces: { toolResults: true } }).markRequestBody(chat, { ...CTX, provider: 'openai' }).marked).toBe(2);
+    const responses = Buffer.from(JSON.stringify({ input: [{ type: 'function_call_output', call_id: 'c1', output: doc }, { type: 'custom_tool_call_output', call_id: 'c2', output: codeDocument(20_000) }] }));
+    expect(watermarker({ surfaces: { documents: false, toolResults: true } }).markRequestBody(responses, { ...CTX, provider: 'openai' }).marked).toBe(2);
+    const contentSource = anthropicBody('x').toString().replace('{"type":"text","media_type":"text/plain","data":"x"}', JSON.stringify({ type: 'content', content: [{ type: 'text', text: doc }] }));
+    expect(watermarker().markRequestBody(Buffer.from(contentSource), CTX).marked).toBe(1);
+  });
+
+  it('takes the session from agent headers, else one id per proxy process', () => {
+    const w = watermarker();
+    const headers: Record<string, string> = { 'x-claude-code-session-id': 'fb37', 'session-id': '01a1' };
+    expect(w.sessionFor((n) => headers[n])).toBe('claude-code:fb37');
+    expect(w.sessionFor((n) => (n === 'session-id' ? '01a1' : undefined))).toBe('codex:01a1');
+    const fallback = w.sessionFor(() => undefined);
+    expect(fallback).toMatch(/^proxy-/);
+    expect(w.sessionFor(() => undefined)).toBe(fallback);
+  });
+
   it('forwards a body it cannot scan unchanged', () => {
     const w = watermarker();
     const broken = Buffer.from(`{"messages":[{"type":"document","source":{"type":"text","data":"${'x'.repeat(3000)}"}`);
