@@ -6,6 +6,11 @@ import { processIo, type CliIo, type Command } from './io.ts';
 
 const COMMANDS: Record<string, () => Promise<Command>> = {
   serve: () => import('./serve.ts'),
+  run: () => import('./run.ts'),
+  claude: () => import('./claude.ts'),
+  codex: () => import('./codex.ts'),
+  report: () => import('./report.ts'),
+  doctor: () => import('./doctor.ts'),
   vault: () => import('./vault.ts'),
   watermark: () => import('./watermark.ts'),
   attribute: () => import('./attribute.ts'),
@@ -15,6 +20,11 @@ const USAGE = `usage: ficta <command> [options]
 
 commands:
   serve        run the redacting proxy (ficta serve --help)
+  run          run a command behind a private proxy: ficta run -- CMD ARGS…
+  claude       run Claude Code behind a private proxy: ficta claude [-- args]
+  codex        run Codex behind a private proxy: ficta codex [-- args]
+  report       print a run report written with --report-file
+  doctor       check config, vault, upstreams, port and agent routing (ficta doctor [claude|codex])
   vault        manage the sealed secret vault (ficta vault --help)
   watermark    mark a document shared by hand, or read its marks (ficta watermark --help)
   attribute    say which session and request sent a leaked text (ficta attribute --help)

@@ -23,6 +23,8 @@ export interface ProxySession {
 
 export interface StartSessionOptions {
   flags: Record<string, unknown>;
+  /** The command's defaults, under the config file. */
+  defaults?: Record<string, unknown>;
   configFile: string | undefined;
   env: NodeJS.ProcessEnv;
   readyFile?: string | undefined;
@@ -31,7 +33,12 @@ export interface StartSessionOptions {
 
 /** Loads the config and starts a proxy. */
 export async function startSession(options: StartSessionOptions): Promise<ProxySession> {
-  const loaded = loadConfig({ flags: options.flags, env: options.env, ...(options.configFile === undefined ? {} : { configFile: options.configFile }) });
+  const loaded = loadConfig({
+    flags: options.flags,
+    env: options.env,
+    ...(options.defaults === undefined ? {} : { defaults: options.defaults }),
+    ...(options.configFile === undefined ? {} : { configFile: options.configFile }),
+  });
   if (!loaded.ok) throw loaded.error;
   const config = loaded.value;
   const ficta = await createFicta({ config, env: options.env, ...(options.logger === undefined ? {} : { logger: options.logger }) });

@@ -15,6 +15,8 @@ type Tree = Record<string, unknown>;
 export interface LoadConfigOptions {
   /** Values from command-line flags (highest precedence), in the schema's shape. */
   flags?: Tree;
+  /** A command's own defaults (lowest precedence, under the config file). */
+  defaults?: Tree;
   /** Explicit config file; when absent FICTA_HOME/config.toml is read if it exists. */
   configFile?: string;
   env?: NodeJS.ProcessEnv;
@@ -41,7 +43,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Result<Config> {
   const envResult = readEnv(env);
   if (!envResult.ok) return envResult;
 
-  const merged = mergeTrees(mergeTrees(fileResult.value.tree, envResult.value), options.flags ?? {});
+  const merged = mergeTrees(mergeTrees(mergeTrees(options.defaults ?? {}, fileResult.value.tree), envResult.value), options.flags ?? {});
   merged.home = home;
   const parsed = ConfigSchema.safeParse(merged);
   if (!parsed.success) {

@@ -1,0 +1,5 @@
+// `ficta claude …`: Claude Code behind a private proxy.
+
+import { agentCommand } from './agent-command.ts';
+
+export const { run } = agentCommand('claude');

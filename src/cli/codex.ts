@@ -1,0 +1,5 @@
+// `ficta codex …`: Codex behind a private proxy.
+
+import { agentCommand } from './agent-command.ts';
+
+export const { run } = agentCommand('codex');
