@@ -280,6 +280,7 @@ async function readValueFromStdin(stdin: Readable): Promise<string> {
     chunks.push(b);
   }
   let bytes = Buffer.concat(chunks);
+  for (const c of chunks) c.fill(0);
   chunks.length = 0;
   if (bytes.at(-1) === 0x0a) bytes = bytes.subarray(0, bytes.at(-2) === 0x0d ? -2 : -1);
   try {

@@ -321,11 +321,12 @@ export class Vault {
       if (tx.changed) {
         state.generation += 1;
         this.store.putState(sealState(tx.active, this.vaultId, state));
-        this.generation = state.generation;
       }
-      return { result, snapshot: tx.snapshot };
+      return { result, snapshot: tx.snapshot, generation: state.generation };
     });
-    // Our own commit does not move data_version, so the snapshot is advanced by what the transaction did.
+    // Only now is it committed. Our own commit does not move data_version, so the cached snapshot is
+    // advanced by what the transaction did instead of being read again.
+    this.generation = committed.generation;
     this.cache = committed.snapshot;
     return committed.result;
   }

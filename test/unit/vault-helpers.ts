@@ -2,7 +2,7 @@
 // that report names and codes only — a failing vault test never prints a secret value.
 
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
@@ -30,7 +30,6 @@ export function tempHome(prefix = 'ficta-vault-'): TempHome {
 
 /** Creates a vault with the test-only Argon2id MIN preset and optional secrets. */
 export async function makeVault(path: string, secrets: Record<string, string> = {}, credential: VaultCredential = PASSPHRASE): Promise<Vault> {
-  const { mkdirSync } = await import('node:fs');
   mkdirSync(join(path, '..'), { recursive: true, mode: 0o700 });
   const created = await createVault(path, credential, { kdf: 'min' });
   if (!created.ok) throw new Error(`createVault failed: ${created.error.code}`);

@@ -3,6 +3,7 @@
 
 import { chmodSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, test } from 'vitest';
 import { openDatabase } from '../../src/util/sqlite.ts';
 import { createVaultSecretSource, unlockVaultSource, vaultExists, type VaultSecretSource } from '../../src/vault/source.ts';
@@ -126,7 +127,6 @@ describe('unlockVaultSource and vaultExists', () => {
     expect(vaultExists(t.home)).toBe(false);
     (await makeVault(t.path, SECRETS)).close();
     expect(vaultExists(t.home)).toBe(true);
-    const { PassThrough } = await import('node:stream');
     const quiet = { stdin: new PassThrough(), stderr: new PassThrough() };
     expectCode(await unlockVaultSource({ home: t.home, env: {}, ...quiet }), 'FICTA_VAULT_LOCKED');
     expectCode(await unlockVaultSource({ home: t.home, env: { FICTA_VAULT_PASSPHRASE: 'not the passphrase' }, ...quiet }), 'FICTA_VAULT_WRONG_PASSPHRASE');
@@ -142,7 +142,6 @@ describe('unlockVaultSource and vaultExists', () => {
     (await makeVault(t.path, SECRETS, { kind: 'key-file', key, path: 'k' })).close();
     const keyPath = join(t.home, 'vault.key');
     writeFileSync(keyPath, `${key.toString('hex')}\n`, { mode: 0o600 });
-    const { PassThrough } = await import('node:stream');
     const quiet = { stdin: new PassThrough(), stderr: new PassThrough() };
     const viaEnv = await unlockVaultSource({ home: t.home, env: { FICTA_VAULT_KEY_FILE: keyPath }, ...quiet });
     if (!viaEnv.ok) throw viaEnv.error;

@@ -1,7 +1,7 @@
 // Damage and tampering: each case gives its own error code, leaves the file byte-for-byte unchanged, and
 // never turns into a fresh empty vault.
 
-import { copyFileSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, test } from 'vitest';
 import { openDatabase } from '../../src/util/sqlite.ts';
 import { createVault, unlockVault } from '../../src/vault/open.ts';
@@ -170,7 +170,6 @@ describe('vault tamper and damage detection', () => {
 
   test('a file that is not a ficta vault is FICTA_VAULT_CORRUPT; a missing one FICTA_VAULT_NOT_FOUND', async () => {
     t = tempHome();
-    const { mkdirSync } = await import('node:fs');
     mkdirSync(t.home, { recursive: true });
     writeFileSync(t.path, Buffer.alloc(8192, 0x41));
     await expectUnlockFails('FICTA_VAULT_CORRUPT');

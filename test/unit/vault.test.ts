@@ -1,7 +1,7 @@
 // The vault API on real SQLite files and real libsodium: add/replace/remove/import/list/rekey/passwd, value
 // rules, sealed names and values, the placeholder key, file modes.
 
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, test } from 'vitest';
 import { MIN_SECRET_LENGTH } from '../../src/secrets/types.ts';
 import { openDatabase } from '../../src/util/sqlite.ts';
@@ -199,7 +199,6 @@ describe('vault API', () => {
   test('createVault seals a given placeholder key, or a random one; unlock returns it', async () => {
     t = tempHome();
     const key = Buffer.alloc(32, 0xab);
-    const { mkdirSync } = await import('node:fs');
     mkdirSync(t.home, { recursive: true, mode: 0o700 });
     const v = await createVault(t.path, PASSPHRASE, { kdf: 'min', placeholderKey: key });
     if (!v.ok) throw v.error;
