@@ -14,7 +14,10 @@ import { fingerprintText } from '../src/watermark/fingerprint.ts';
 import { formatFrame } from '../src/watermark/frame.ts';
 import { deriveKeys } from '../src/watermark/key.ts';
 import { rsEncode } from '../src/watermark/reed-solomon.ts';
+import { parseWatermarkConfig } from '../src/watermark/config.ts';
+import type { Registry } from '../src/watermark/registry.ts';
 import { createFrameStripper, stripFramesFromText } from '../src/watermark/strip.ts';
+import { createWatermarker } from '../src/watermark/watermarker.ts';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -67,6 +70,15 @@ const MB_FRAMED = framed.chunks.reduce((n, c) => n + c.length, 0) / MiB;
 const big = proseDocument(1 * MiB, 13);
 const bigMarked = applyPlan(big, planEmbedding(big, codeword, keys.placementSeed(SESSION, big)));
 
+// The request-side stage on an Anthropic body with one 10 KiB document; registry writes go to a no-op.
+const config = parseWatermarkConfig({});
+if (!config.ok) throw config.error;
+const noRegistry = { recordSession() {}, recordDocument: () => 'new', close() {} } as unknown as Registry;
+const marker = createWatermarker({ config: config.value, home: '/nonexistent', key: Buffer.alloc(32, 1), registry: noRegistry });
+const docBody = Buffer.from(JSON.stringify({ model: 'claude-x', max_tokens: 1024, messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: doc10 } }, { type: 'text', text: 'Summarise.' }] }] }));
+let sessionCounter = 0;
+const markBody = (sessionId: string) => marker.markRequestBody(docBody, { provider: 'anthropic', route: '/v1/messages', sessionId, requestId: 'r' });
+
 function embed(text: string): string {
   return applyPlan(text, planEmbedding(text, codeword, keys.placementSeed(SESSION, text)));
 }
@@ -85,6 +97,8 @@ function embed(text: string): string {
   if (!Buffer.concat(outClean).equals(clean.expected)) fail('clean strip changed bytes');
   if (!Buffer.concat(streamStrip(framed.chunks)).equals(framed.expected)) fail('framed strip wrong');
   if (framed.expected.includes('\u2060')) fail('framed expectation still has frames');
+  const m = markBody('assert');
+  if (m.marked !== 1 || stripFramesFromText(m.body.toString()) !== docBody.toString()) fail('markRequestBody did not mark the document in place');
   const d = detectMarks(bigMarked);
   if (d.decoded === undefined || Buffer.from(d.decoded.mark).toString('hex') !== Buffer.from(keys.sessionMark(SESSION)).toString('hex')) fail('detect 1MiB did not decode the mark');
 }
@@ -101,6 +115,8 @@ interface Row {
 const rows: Row[] = [
   { task: 'embed 10KiB prose', unit: 'ms / 10 KiB', target: '≤ 0.2', p50: [], p99: [], scale: 1 },
   { task: 'embed 10KiB code', unit: 'ms / 10 KiB', target: '≤ 0.2', p50: [], p99: [], scale: 1 },
+  { task: 'markRequestBody 10KiB doc, new session', unit: 'ms / body', target: '-', p50: [], p99: [], scale: 1 },
+  { task: 'markRequestBody 10KiB doc, resent turn', unit: 'ms / body', target: '-', p50: [], p99: [], scale: 1 },
   { task: 'fingerprint 10KiB prose', unit: 'ms / 10 KiB', target: '≤ 1', p50: [], p99: [], scale: 1 },
   { task: 'strip SSE, no frames', unit: 'ms / MiB', target: '≤ 0.3', p50: [], p99: [], scale: 1 / MB_CLEAN },
   { task: 'strip SSE, frame every 20 lines', unit: 'ms / MiB', target: '≤ 0.3', p50: [], p99: [], scale: 1 / MB_FRAMED },
@@ -109,6 +125,8 @@ const rows: Row[] = [
 const fns: Array<() => unknown> = [
   () => embed(doc10),
   () => embed(code10),
+  () => markBody(`s${sessionCounter++}`),
+  () => markBody('same-session'),
   () => fingerprintText(doc10, keys),
   () => streamStrip(clean.chunks),
   () => streamStrip(framed.chunks),
