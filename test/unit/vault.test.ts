@@ -6,6 +6,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { MIN_SECRET_LENGTH } from '../../src/secrets/types.ts';
 import { openDatabase } from '../../src/util/sqlite.ts';
 import { createVault, openVault, unlockVault } from '../../src/vault/open.ts';
+import { openVaultStore } from '../../src/vault/store.ts';
 import { PASSPHRASE, expectCode, expectSecrets, fakeSecrets, makeVault, tempHome, type TempHome } from './vault-helpers.ts';
 
 let t: TempHome;
@@ -228,6 +229,29 @@ describe('vault API', () => {
     writeFileSync(`${t.home}/junk.db`, 'not a vault');
     expectCode(await createVault(`${t.home}/junk.db`, PASSPHRASE, { kdf: 'min' }), 'FICTA_VAULT_EXISTS');
     expect(readFileSync(`${t.home}/junk.db`, 'utf8')).toBe('not a vault');
+  });
+
+  test('the file is WAL with synchronous=FULL, secure_delete=ON and schema version 1', async () => {
+    t = tempHome();
+    (await makeVault(t.path, { A_TOKEN: 'aaaaaaaaaaaa' })).close();
+    const store = openVaultStore(t.path);
+    if (!store.ok) throw store.error;
+    const db = store.value.db;
+    expect([db.pragma('journal_mode', { simple: true }), db.pragma('synchronous', { simple: true }), db.pragma('secure_delete', { simple: true })]).toEqual(['wal', 2, 1]);
+    expect([db.pragma('user_version', { simple: true }), db.pragma('application_id', { simple: true })]).toEqual([1, 0x66637461]);
+    store.value.close();
+  });
+
+  test('rm leaves no copy of the sealed record in the file (secure_delete)', async () => {
+    t = tempHome();
+    const v = await makeVault(t.path, fakeSecrets(30));
+    const db = openDatabase(t.path, { fileMustExist: true });
+    const sealed = db.prepare('SELECT sealed FROM records ORDER BY id LIMIT 1 OFFSET 10').pluck().get() as Buffer;
+    db.close();
+    expect(v.remove('S_10').ok).toBe(true);
+    v.close(); // checkpoints the WAL into the file
+    expect(existsSync(`${t.path}-wal`)).toBe(false);
+    expect(readFileSync(t.path).includes(sealed)).toBe(false);
   });
 
   test('status without unlocking: format, KDF parameters from the header, record count', async () => {
