@@ -14,6 +14,7 @@ import { createUpstreamClient } from './server/upstream.ts';
 import { createEnvFileSource, createEnvVarSource } from './secrets/env-sources.ts';
 import { createFilePlaceholderKeyProvider } from './secrets/placeholder-key-file.ts';
 import { createSecretRegistry, type SecretRegistry } from './secrets/registry.ts';
+import { createWatermarker } from './watermark/watermarker.ts';
 import { MIN_SECRET_LENGTH, type PlaceholderKeyProvider, type SecretSource } from './secrets/types.ts';
 
 export type { Config } from './config/schema.ts';
@@ -79,6 +80,7 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
   const upstream = createUpstreamClient(config.limits);
   const inFlight = createInFlight();
   const stats = createRunStats();
+  const watermarker = config.watermark.enabled ? createWatermarker({ config: config.watermark, home: config.home, logger }) : undefined;
   const app = createApp(
     {
       registry,
@@ -87,6 +89,7 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
       logger,
       limits: config.limits,
       stats,
+      ...(watermarker === undefined ? {} : { watermarker }),
     },
     { onRequestStart: inFlight.start, onRequestEnd: inFlight.end },
     { token: config.token },
@@ -108,6 +111,7 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
       if (running !== undefined) await running.close(config.limits.shutdownGraceMs);
       await registry.close();
       await upstream.close();
+      await watermarker?.close();
       logEvent(logger, 'info', 'shutdown', {});
       logger.flush();
     },

@@ -1,6 +1,7 @@
 // The configuration schema: the single source of defaults and of what a valid setting is.
 
 import { z } from 'zod';
+import { WatermarkConfigSchema } from '../watermark/config.ts';
 
 const MiB = 1024 * 1024;
 
@@ -80,6 +81,8 @@ export const ConfigSchema = z
     reportFile: z.string().min(1).optional(),
     /** Exit non-zero at shutdown when any request was blocked. */
     failOnBlock: z.boolean().default(false),
+    /** Watermarks and the attribution registry (see src/watermark/config.ts). */
+    watermark: WatermarkConfigSchema.prefault({}),
   })
   .strict();
 

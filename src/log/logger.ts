@@ -20,7 +20,11 @@ export type LogEvent =
   | 'client_aborted'
   | 'stream_error'
   | 'websocket_refused'
-  | 'internal_error';
+  | 'internal_error'
+  | 'watermark_disabled'
+  | 'watermark_registry_error'
+  | 'watermark_registry_dropped'
+  | 'watermark_internal_error';
 
 export interface CreateLoggerOptions {
   level: LogLevel;

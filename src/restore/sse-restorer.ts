@@ -23,15 +23,30 @@ interface Carry {
   eol: string;
 }
 
+/** A per-stream text filter applied to each delta before restore (e.g. the watermark frame stripper). */
+export interface DeltaFilter {
+  push(text: string): string;
+  flush(): string;
+  readonly pending: number;
+}
+
 export interface SseRestorerOptions {
   /** Largest incomplete event held while waiting for its end. */
   maxEventBytes: number;
+  /** Creates one filter per streamed field; it may hold text back across events. */
+  deltaFilter?: () => DeltaFilter;
+  /** With a delta filter: true when an event may need it (otherwise only `~` makes an event parsed). */
+  deltaFilterNeeded?: (bytes: Buffer) => boolean;
 }
 
 /** A restorer for an SSE body in the adapter's wire format. */
 export function createSseRestorer(set: SecretSet, adapter: StreamAdapter, stats: RestoreStats, options: SseRestorerOptions): ChunkTransform {
   let pending: Buffer | undefined;
   const carries = new Map<string, Carry>();
+  const filters = new Map<string, DeltaFilter>();
+  const needsFilter = options.deltaFilterNeeded ?? ((): boolean => false);
+  /** Bytes that can pass through untouched: nothing held, no placeholder byte, nothing for the filter. */
+  const untouched = (bytes: Buffer): boolean => carries.size === 0 && bytes.indexOf(PLACEHOLDER_FIRST_BYTE) === -1 && !needsFilter(bytes);
 
   const restoreString = (s: string, depthOf: (content: Buffer, pos: number) => number, hold: boolean): { text: string; held: string } | undefined => {
     if (!s.includes('~')) return undefined;
@@ -82,8 +97,12 @@ export function createSseRestorer(set: SecretSet, adapter: StreamAdapter, stats:
     const c = carries.get(key);
     if (c === undefined) return;
     carries.delete(key);
+    const filter = filters.get(key);
+    filters.delete(key);
+    const text = c.text + (filter?.flush() ?? '');
+    if (text === '') return;
     const data = structuredClone(c.template);
-    setPath(data, c.path, c.text);
+    setPath(data, c.path, text);
     out.push(buildEvent(c.eventName, JSON.stringify(data), c.eol));
   };
 
@@ -92,7 +111,7 @@ export function createSseRestorer(set: SecretSet, adapter: StreamAdapter, stats:
   };
 
   const processEvent = (block: Buffer, out: Buffer[]): void => {
-    if (carries.size === 0 && block.indexOf(PLACEHOLDER_FIRST_BYTE) === -1) {
+    if (untouched(block)) {
       out.push(block);
       return;
     }
@@ -130,14 +149,20 @@ export function createSseRestorer(set: SecretSet, adapter: StreamAdapter, stats:
   const handleDelta = (event: SseEvent, obj: Record<string, unknown>, field: DeltaField): boolean => {
     const value = getPath(obj, field.path);
     if (typeof value !== 'string') return false;
+    let filter = filters.get(field.key);
+    if (filter === undefined && options.deltaFilter !== undefined) {
+      filter = options.deltaFilter();
+      filters.set(field.key, filter);
+    }
+    const incoming = filter === undefined ? value : filter.push(value);
     const prior = carries.get(field.key);
-    const text = prior === undefined ? value : prior.text + value;
+    const text = prior === undefined ? incoming : prior.text + incoming;
     // JSON-text fragments: a placeholder there sits inside a string of that JSON (bare `~` is not JSON).
     const depthOf = field.json ? (): number => 1 : (): number => 0;
     const r = restoreString(text, depthOf, true);
     const emitted = r === undefined ? text : r.text;
     const held = r === undefined ? '' : r.held;
-    if (held !== '') {
+    if (held !== '' || (filter !== undefined && filter.pending > 0)) {
       const template = structuredClone(obj);
       setPath(template, field.path, '');
       carries.set(field.key, { text: held, eventName: event.name, template, path: field.path, eol: event.eol });
@@ -155,7 +180,7 @@ export function createSseRestorer(set: SecretSet, adapter: StreamAdapter, stats:
   };
 
   const processRegion = (region: Buffer): Buffer[] => {
-    if (carries.size === 0 && region.indexOf(PLACEHOLDER_FIRST_BYTE) === -1) return [region];
+    if (untouched(region)) return [region];
     const out: Buffer[] = [];
     for (const block of splitEvents(region)) processEvent(block, out);
     return out;

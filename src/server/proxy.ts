@@ -12,7 +12,7 @@ import type { ResolvedRoute } from '../providers/routes.ts';
 import type { StreamAdapter } from '../providers/types.ts';
 import { classifyBody } from '../redact/body-kind.ts';
 import { redactBody } from '../redact/body.ts';
-import { describeFindings, gateRequest } from '../redact/gate.ts';
+import { describeFindings, gateRequest, type Finding } from '../redact/gate.ts';
 import { forwardableHeaders, redactHeaders, type HeaderList } from '../redact/headers.ts';
 import type { CountMap } from '../redact/replace.ts';
 import type { SecretSet } from '../redact/secret-set.ts';
@@ -26,6 +26,8 @@ import { decodeBody, parseContentEncoding, readBody, SUPPORTED_CODINGS } from '.
 import { clientHeaders } from './response-headers.ts';
 import type { RunStats } from './stats.ts';
 import type { UpstreamClient } from './upstream.ts';
+import type { Watermarker } from '../watermark/watermarker.ts';
+import { createDeltaStripper, createStripTransform, mayHoldFrame } from '../watermark/strip.ts';
 
 export interface UpstreamTarget {
   /** scheme://host:port */
@@ -42,6 +44,8 @@ export interface ProxyDeps {
   limits: { maxBodyBytes: number; maxDecodedBytes: number; maxEventBytes: number };
   /** Run totals for reports. */
   stats?: RunStats;
+  /** The watermark stage: marks documents on the way out, strips frames on the way back. */
+  watermarker?: Watermarker;
 }
 
 interface RequestLog {
@@ -142,25 +146,24 @@ async function forward(
     { target, headers: sendHeaders, body: redacted.bytes, bodyKind: kind },
     redacted.clean ? { scannedCleanBody: redacted.bytes } : {},
   );
-  if (findings.length > 0) {
-    log.outcome = 'blocked';
-    log.blocked = [...new Set(findings.map((f) => set.names[f.secret] as string))];
-    logEvent(deps.logger, 'warn', 'request_blocked', {
-      id: log.id,
-      route: log.route,
-      findings: findings.map((f) => ({ name: set.names[f.secret], surface: f.surface })),
-    });
-    throw new FictaError(
-      'FICTA_LEAK_BLOCKED',
-      `request blocked: registered secret ${describeFindings(set, findings)} would reach the provider; nothing was sent. Remove it from the request or let ficta redact it in a JSON string.`,
-      { status: 403 },
-    );
+  if (findings.length > 0) block(deps, set, log, findings);
+
+  // Watermark after the gate, then gate again: the marked bytes are what is sent (DESIGN §1).
+  let outBody = redacted.bytes;
+  if (deps.watermarker !== undefined && hasBody && kind === 'json') {
+    const sessionId = deps.watermarker.sessionFor((n) => headerValue(sendHeaders, n));
+    const marked = deps.watermarker.markRequestBody(redacted.bytes, { provider: route.provider, route: route.pathname, sessionId, requestId: log.id });
+    if (marked.body !== redacted.bytes) {
+      const again = gateRequest(set, { target, headers: sendHeaders, body: marked.body, bodyKind: kind });
+      if (again.length > 0) block(deps, set, log, again);
+      outBody = marked.body;
+    }
   }
 
   const flat: string[] = [];
   for (const [n, v] of sendHeaders) flat.push(n, v);
-  if (hasBody) flat.push('content-length', String(redacted.bytes.length));
-  log.bytesUp = hasBody ? redacted.bytes.length : 0;
+  if (hasBody) flat.push('content-length', String(outBody.length));
+  log.bytesUp = hasBody ? outBody.length : 0;
 
   const t0 = performance.now();
   const up = await deps.upstream.request({
@@ -168,12 +171,28 @@ async function forward(
     path: target,
     method,
     headers: flat,
-    body: hasBody ? redacted.bytes : undefined,
+    body: hasBody ? outBody : undefined,
     signal,
   });
   log.upstreamHeadersMs = performance.now() - t0;
   log.status = up.status;
   await respond(deps, route.adapter, up, res, set, log, signal);
+}
+
+/** Refuses the request: logs names and surfaces, throws the 403 the client will see. */
+function block(deps: ProxyDeps, set: SecretSet, log: RequestLog, findings: Finding[]): never {
+  log.outcome = 'blocked';
+  log.blocked = [...new Set(findings.map((f) => set.names[f.secret] as string))];
+  logEvent(deps.logger, 'warn', 'request_blocked', {
+    id: log.id,
+    route: log.route,
+    findings: findings.map((f) => ({ name: set.names[f.secret], surface: f.surface })),
+  });
+  throw new FictaError(
+    'FICTA_LEAK_BLOCKED',
+    `request blocked: registered secret ${describeFindings(set, findings)} would reach the provider; nothing was sent. Remove it from the request or let ficta redact it in a JSON string.`,
+    { status: 403 },
+  );
 }
 
 async function respond(
@@ -188,7 +207,9 @@ async function respond(
   const contentType = String(up.headers['content-type'] ?? '');
   const codings = parseContentEncoding(up.headers['content-encoding'] as string | undefined);
   const decodable = codings.every((c) => SUPPORTED_CODINGS.has(c));
-  const mode = set.size === 0 || !decodable ? 'passthrough' : restoreMode(contentType);
+  // Frames are stripped from every response while watermarking is on, so nothing to restore is not enough to pass through.
+  const nothingToDo = set.size === 0 && deps.watermarker === undefined;
+  const mode = nothingToDo || !decodable ? 'passthrough' : restoreMode(contentType);
 
   const rewritten = mode !== 'passthrough';
   res.writeHead(up.status, clientHeaders(up.headers, rewritten, log.id));
@@ -200,8 +221,15 @@ async function respond(
 
   let transform: ChunkTransform | undefined;
   let sniffing = mode === 'sniff';
-  const makeTransform = (m: 'sse' | 'json' | 'text'): ChunkTransform =>
-    m === 'sse' ? createSseRestorer(set, adapter, log.restore, { maxEventBytes: deps.limits.maxEventBytes }) : createBodyRestorer(set, m, log.restore);
+  const strip = deps.watermarker !== undefined;
+  const makeTransform = (m: 'sse' | 'json' | 'text'): ChunkTransform => {
+    const restore =
+      m === 'sse'
+        ? createSseRestorer(set, adapter, log.restore, { maxEventBytes: deps.limits.maxEventBytes, ...(strip ? { deltaFilter: createDeltaStripper, deltaFilterNeeded: mayHoldFrame } : {}) })
+        : createBodyRestorer(set, m, log.restore);
+    // Watermark frames come off before placeholders are restored (DESIGN §1).
+    return strip ? chain(createStripTransform(), restore) : restore;
+  };
   if (mode === 'sse' || mode === 'json' || mode === 'text') transform = makeTransform(mode);
 
   const sink = new Writable({
@@ -243,6 +271,20 @@ async function respond(
     // Headers are out: the only honest signal left is to cut the connection.
     res.destroy();
   }
+}
+
+/** Two chunk transforms in sequence. */
+function chain(first: ChunkTransform, second: ChunkTransform): ChunkTransform {
+  const through = (pieces: Buffer[]): Buffer[] => {
+    if (pieces.length === 1) return second.push(pieces[0] as Buffer);
+    const out: Buffer[] = [];
+    for (const p of pieces) for (const q of second.push(p)) out.push(q);
+    return out;
+  };
+  return {
+    push: (chunk) => through(first.push(chunk)),
+    end: () => [...through(first.end()), ...second.end()],
+  };
 }
 
 function writeAll(res: ServerResponse, pieces: Buffer[], log: RequestLog, cb: (e?: Error | null) => void): void {

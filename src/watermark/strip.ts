@@ -350,3 +350,14 @@ export function createStripTransform(): StripTransform {
     },
   };
 }
+
+const TRIGGER_RAW = Buffer.from('\u2060', 'utf8');
+const TRIGGER_ESCAPED = Buffer.from('2060', 'latin1');
+
+/**
+ * True when `buf` may hold (part of) a frame start, raw or escaped — a cheap pre-check so a stream
+ * stage can skip parsing events that cannot need the per-delta stripper.
+ */
+export function mayHoldFrame(buf: Buffer): boolean {
+  return buf.indexOf(TRIGGER_RAW) !== -1 || buf.indexOf(TRIGGER_ESCAPED) !== -1;
+}
