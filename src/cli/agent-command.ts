@@ -21,13 +21,13 @@ export function agentCommand(agent: AgentName): Command {
         return 0;
       }
       const { values } = parseArgs({ args: own, options: PROXY_OPTIONS, strict: true, allowPositionals: false });
-      const { flags, configFile } = proxyFlags(values);
+      const { flags, configFile, keyFile } = proxyFlags(values);
       return runOrExitCode(async () => {
         const bin = findAgent(agent, io.env);
         if (bin === undefined) {
           throw new FictaError('FICTA_RUN_NOT_FOUND', `${agent}: not found on PATH (install it, or set FICTA_${agent.toUpperCase()}_BIN)`, { status: 127 });
         }
-        return runWrapped({ flags, configFile, io, plan: (urls) => agentPlan(agent, bin, userArgs, urls, io.env) });
+        return runWrapped({ flags, configFile, keyFile, io, plan: (urls) => agentPlan(agent, bin, userArgs, urls, io.env) });
       }, io);
     },
   };

@@ -1,11 +1,42 @@
-// The vault part of `ficta doctor` (kept apart so the vault module is loaded only here).
+// The vault part of `ficta doctor`: present, intact header, record count without unlocking, and — when
+// FICTA_VAULT_KEY_FILE or FICTA_VAULT_PASSPHRASE is set — a real unlock (Argon2id included).
 
 import type { Config } from '../config/schema.ts';
+import { openVault, vaultPath } from '../vault/open.ts';
+import { unlockVaultSource, vaultExists } from '../vault/source.ts';
 import type { Check } from './doctor.ts';
 
 /** Vault checks: present, unlockable non-interactively, secret count. */
 export async function checkVault(config: Config, env: NodeJS.ProcessEnv): Promise<Check[]> {
-  void env;
   if (config.secrets.vault === 'off') return [{ level: 'ok', area: 'vault', message: 'disabled (secrets.vault = "off")' }];
-  return [{ level: 'ok', area: 'vault', message: 'not checked yet' }];
+  const path = vaultPath(config.home);
+  if (!vaultExists(config.home)) {
+    return [
+      config.secrets.vault === 'on'
+        ? { level: 'fail', area: 'vault', message: `${path} does not exist and secrets.vault is "on" (ficta vault init)` }
+        : { level: 'ok', area: 'vault', message: 'no vault (ficta vault init to create one); secrets come from env files and --secret-env' },
+    ];
+  }
+  const locked = await openVault(path);
+  if (!locked.ok) return [{ level: 'fail', area: 'vault', message: locked.error.message }];
+  const info = locked.value.info();
+  const kind = locked.value.credentialKind;
+  locked.value.close();
+  const checks: Check[] = [
+    { level: info.headerIntact ? 'ok' : 'fail', area: 'vault', message: `${path}: format ${info.format}, ${info.records} record(s), ${kind === 'key-file' ? 'key file' : `passphrase (Argon2id ${info.kdf.preset})`}` },
+  ];
+  const hasCredential = env.FICTA_VAULT_KEY_FILE !== undefined || env.FICTA_VAULT_PASSPHRASE !== undefined;
+  if (!hasCredential) {
+    checks.push({ level: 'warn', area: 'vault', message: 'locked: serve prompts on a terminal; set FICTA_VAULT_KEY_FILE or FICTA_VAULT_PASSPHRASE for CI and scripts' });
+    return checks;
+  }
+  const unlocked = await unlockVaultSource({ home: config.home, env });
+  if (!unlocked.ok) {
+    checks.push({ level: 'fail', area: 'vault', message: `cannot unlock: ${unlocked.error.message}` });
+    return checks;
+  }
+  const loaded = await unlocked.value.load();
+  unlocked.value.close();
+  checks.push(loaded.ok ? { level: 'ok', area: 'vault', message: `unlocks; ${loaded.value.length} secret(s) verified` } : { level: 'fail', area: 'vault', message: loaded.error.message });
+  return checks;
 }

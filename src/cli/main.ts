@@ -14,6 +14,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   vault: () => import('./vault.ts'),
   watermark: () => import('./watermark.ts'),
   attribute: () => import('./attribute.ts'),
+  bench: () => import('./bench.ts'),
 };
 
 const USAGE = `usage: ficta <command> [options]
@@ -28,6 +29,7 @@ commands:
   vault        manage the sealed secret vault (ficta vault --help)
   watermark    mark a document shared by hand, or read its marks (ficta watermark --help)
   attribute    say which session and request sent a leaked text (ficta attribute --help)
+  bench        measure what ficta adds on this machine (ficta bench --help)
 `;
 
 /** Runs the CLI with the given arguments and returns the exit code. */

@@ -17,11 +17,13 @@ export const PROXY_OPTIONS = {
   'report-file': { type: 'string' },
   'fail-on-block': { type: 'boolean' },
   'no-vault': { type: 'boolean' },
+  'key-file': { type: 'string' },
 } as const satisfies NonNullable<ParseArgsConfig['options']>;
 
 export const PROXY_OPTIONS_HELP = `  --env-file PATH          register every value of a dotenv file as a secret (repeatable)
   --secret-env NAME        register the value of environment variable NAME (repeatable)
   --no-vault               do not use the sealed vault even if it exists
+  --key-file PATH          unlock a key-file vault (FICTA_VAULT_KEY_FILE); else FICTA_VAULT_PASSPHRASE or a prompt
   --anthropic-upstream URL Anthropic base URL (FICTA_ANTHROPIC_UPSTREAM)
   --openai-upstream URL    OpenAI base URL (FICTA_OPENAI_UPSTREAM)
   --config PATH            config file (default FICTA_HOME/config.toml)
@@ -36,7 +38,7 @@ export const PROXY_OPTIONS_HELP = `  --env-file PATH          register every val
 type Values = { [K in keyof typeof PROXY_OPTIONS]?: (typeof PROXY_OPTIONS)[K] extends { multiple: true } ? string[] : (typeof PROXY_OPTIONS)[K] extends { type: 'boolean' } ? boolean : string };
 
 /** Config flags (schema-shaped) from parsed proxy options. */
-export function proxyFlags(values: Values): { flags: Record<string, unknown>; configFile: string | undefined } {
+export function proxyFlags(values: Values): { flags: Record<string, unknown>; configFile: string | undefined; keyFile: string | undefined } {
   const flags: Record<string, unknown> = {};
   const upstreams: Record<string, string> = {};
   if (values['anthropic-upstream'] !== undefined) upstreams.anthropic = values['anthropic-upstream'];
@@ -55,7 +57,7 @@ export function proxyFlags(values: Values): { flags: Record<string, unknown>; co
   if (values['max-body-bytes'] !== undefined) flags.limits = { maxBodyBytes: intFlag('--max-body-bytes', values['max-body-bytes']) };
   if (values['report-file'] !== undefined) flags.reportFile = values['report-file'];
   if (values['fail-on-block'] === true) flags.failOnBlock = true;
-  return { flags, configFile: values.config };
+  return { flags, configFile: values.config, keyFile: values['key-file'] };
 }
 
 /** Parses a whole-number flag or throws a usage error. */

@@ -8,6 +8,8 @@ import type { Config } from '../config/schema.ts';
 import { FictaError } from '../errors.ts';
 import { createFicta, type BaseUrls, type Ficta, type RunReport } from '../index.ts';
 import type { Logger } from '../log/logger.ts';
+import type { Readable, Writable } from 'node:stream';
+import { unlockVaultSource, vaultExists, type VaultSecretSource } from '../vault/source.ts';
 
 /** Exit code when --fail-on-block is set and a request was blocked. */
 export const EXIT_BLOCKED = 3;
@@ -23,6 +25,11 @@ export interface ProxySession {
 
 export interface StartSessionOptions {
   flags: Record<string, unknown>;
+  /** `--key-file` for a key-file vault (else FICTA_VAULT_KEY_FILE / FICTA_VAULT_PASSPHRASE / prompt). */
+  keyFile?: string | undefined;
+  /** Where an interactive vault prompt reads and writes (a TTY only). */
+  stdin?: Readable;
+  stderr?: Writable;
   /** The command's defaults, under the config file. */
   defaults?: Record<string, unknown>;
   configFile: string | undefined;
@@ -41,7 +48,20 @@ export async function startSession(options: StartSessionOptions): Promise<ProxyS
   });
   if (!loaded.ok) throw loaded.error;
   const config = loaded.value;
-  const ficta = await createFicta({ config, env: options.env, ...(options.logger === undefined ? {} : { logger: options.logger }) });
+  const vault = await openVaultSource(config, options);
+  let ficta: Ficta;
+  try {
+    ficta = await createFicta({
+      config,
+      env: options.env,
+      ...(options.logger === undefined ? {} : { logger: options.logger }),
+      // The vault is one more secret source and holds the placeholder key.
+      ...(vault === undefined ? {} : { sources: [vault], keyProvider: vault }),
+    });
+  } catch (error) {
+    vault?.close();
+    throw error;
+  }
   let running;
   try {
     running = await ficta.listen();
@@ -69,6 +89,27 @@ export async function startSession(options: StartSessionOptions): Promise<ProxyS
       return stopped;
     },
   };
+}
+
+/**
+ * The vault as a secret source, per `secrets.vault`: "auto" uses it when FICTA_HOME/vault.db exists,
+ * "on" requires it, "off" never opens it. Unlocking fails the start (never a silent unredacted run).
+ */
+async function openVaultSource(config: Config, options: StartSessionOptions): Promise<VaultSecretSource | undefined> {
+  if (config.secrets.vault === 'off') return undefined;
+  if (!vaultExists(config.home)) {
+    if (config.secrets.vault === 'on') throw new FictaError('FICTA_VAULT_NOT_FOUND', `vault: no vault at ${config.home} (ficta vault init), and secrets.vault is "on"`);
+    return undefined;
+  }
+  const unlocked = await unlockVaultSource({
+    home: config.home,
+    env: options.env,
+    keyFile: options.keyFile,
+    ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
+    ...(options.stderr === undefined ? {} : { stderr: options.stderr }),
+  });
+  if (!unlocked.ok) throw unlocked.error;
+  return unlocked.value;
 }
 
 /** The ready file: shell/`$GITHUB_ENV`-friendly KEY=VALUE lines. */

@@ -25,8 +25,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({ args: own, options: PROXY_OPTIONS, strict: true, allowPositionals: false });
   const [cmd, ...args] = command;
   if (cmd === undefined) throw new FictaError('FICTA_USAGE', 'usage: ficta run [options] [--] CMD [ARGS…]');
-  const { flags, configFile } = proxyFlags(values);
-  return runOrExitCode(() => runWrapped({ flags, configFile, io, plan: (urls) => ({ command: cmd, args, env: baseUrlEnv(urls) }) }), io);
+  const { flags, configFile, keyFile } = proxyFlags(values);
+  return runOrExitCode(() => runWrapped({ flags, configFile, keyFile, io, plan: (urls) => ({ command: cmd, args, env: baseUrlEnv(urls) }) }), io);
 }
 
 /** Maps "command not found" / "not executable" to the shell's 127 / 126. */

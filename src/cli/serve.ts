@@ -35,12 +35,12 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(HELP);
     return 0;
   }
-  const { flags, configFile } = proxyFlags(values);
+  const { flags, configFile, keyFile } = proxyFlags(values);
   if (values.host !== undefined) flags.host = values.host;
   if (values.port !== undefined) flags.port = intFlag('--port', values.port);
   if (values.token !== undefined) flags.token = values.token === 'auto' ? generateToken() : values.token;
 
-  const session = await startSession({ flags, configFile, env: io.env, readyFile: values['ready-file'] });
+  const session = await startSession({ flags, configFile, keyFile, env: io.env, stdin: io.stdin, stderr: io.stderr, readyFile: values['ready-file'] });
   io.stdout.write(`ficta listening on ${session.url}\n`);
   if (session.config.token !== undefined) {
     // The base URLs carry the token; they go to stderr so stdout stays the one line above.

@@ -18,7 +18,7 @@ import { describeBlocks, EXIT_BLOCKED, startSession } from './proxy-session.ts';
 const FORWARDED: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2', 'SIGWINCH'];
 
 /** Variables that belong to ficta and never reach the wrapped command. */
-const PRIVATE_ENV = ['FICTA_VAULT_PASSPHRASE', 'FICTA_TOKEN'];
+const PRIVATE_ENV = ['FICTA_VAULT_PASSPHRASE', 'FICTA_VAULT_KEY_FILE', 'FICTA_TOKEN'];
 
 export interface WrapPlan {
   command: string;
@@ -30,6 +30,7 @@ export interface WrapPlan {
 export interface WrapOptions {
   flags: Record<string, unknown>;
   configFile: string | undefined;
+  keyFile?: string | undefined;
   io: CliIo;
   /** Builds the command line once the proxy's base URLs are known. */
   plan(urls: BaseUrls): WrapPlan;
@@ -48,7 +49,10 @@ export async function runWrapped(options: WrapOptions): Promise<number> {
     flags: { ...options.flags, host: '127.0.0.1', port: 0, token: generateToken() },
     defaults: { log: { level: 'warn', file: join(home, 'run.log') } },
     configFile: options.configFile,
+    keyFile: options.keyFile,
     env: io.env,
+    stdin: io.stdin,
+    stderr: io.stderr,
   });
   const plan = options.plan(session.baseUrls);
   const env: NodeJS.ProcessEnv = { ...io.env };

@@ -1,0 +1,108 @@
+// `ficta bench`: what ficta adds on this machine — end-to-end latency against a direct connection,
+// CPU and memory of the proxy process, and the hot-path microbenchmarks — as a table or JSON, checked
+// against an overhead budget (exit 1 when a limit is exceeded, so CI can gate on it).
+
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { checkBudget, readBudget } from '../bench/budget.ts';
+import { stopAllChildren } from '../bench/processes.ts';
+import { formatBudget, formatReport } from '../bench/report.ts';
+import { DEFAULT_FICTA_BIN, runBench, SECTIONS, type Section } from '../bench/run.ts';
+import { FictaError } from '../errors.ts';
+import type { CliIo } from './io.ts';
+
+const HELP = `usage: ficta bench [options]
+
+  --quick              a subset that finishes in under a minute (default: the full run, several minutes)
+  --json               print the results as JSON on stdout (progress goes to stderr)
+  --budget FILE        check the results against the limits in FILE; exit 1 when one is exceeded
+                       (config/bench-budget.json is tuned for --quick on a 2-vCPU machine)
+  --proxy-cmd CMD      also measure another proxy: a shell command with {UPSTREAM} (the mock
+                       provider's URL), {PORT} (where it must listen) and optionally {ENV_FILE}
+                       (a dotenv file of the 1,000 registered secrets)
+  --proxy-label NAME   its name in the results (default "other")
+  --ficta-bin PATH     the bin/ficta of the build to measure (default: this checkout's)
+  --only LIST          sections to run: micro,e2e,memory (default all)
+  --smoke              a few requests per case, for tests: the figures mean nothing
+
+Targets run in separate processes on loopback: a mock provider, ficta with no secrets (passthrough),
+ficta redacting with 1,000 secrets (and 100 in the full run), and a direct connection, measured in
+interleaved rounds. "added" is a target's p50 minus the direct p50 of the same run.
+`;
+
+/** Runs the benchmarks and prints the report. */
+export async function run(argv: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      quick: { type: 'boolean' },
+      smoke: { type: 'boolean' },
+      json: { type: 'boolean' },
+      budget: { type: 'string' },
+      'proxy-cmd': { type: 'string' },
+      'proxy-label': { type: 'string' },
+      'ficta-bin': { type: 'string' },
+      only: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help === true) {
+    io.stdout.write(HELP);
+    return 0;
+  }
+  if (process.platform !== 'linux') throw new FictaError('FICTA_USAGE', 'usage: ficta bench reads process CPU and memory from /proc and runs on Linux only');
+  const sections = parseSections(values.only);
+  if (values['proxy-cmd'] !== undefined && !values['proxy-cmd'].includes('{PORT}')) {
+    throw new FictaError('FICTA_USAGE', 'usage: --proxy-cmd must contain {PORT} (and usually {UPSTREAM})');
+  }
+  // Read the budget first: a typo in its path should not cost a whole run.
+  const budget = values.budget === undefined ? undefined : readBudget(values.budget);
+  if (budget !== undefined && !budget.ok) throw budget.error;
+
+  const onSignal = (): void => {
+    stopAllChildren();
+    process.exit(130);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  let report;
+  try {
+    report = await runBench({
+      mode: values.smoke === true ? 'smoke' : values.quick === true ? 'quick' : 'full',
+      sections,
+      fictaBin: values['ficta-bin'] === undefined ? DEFAULT_FICTA_BIN : resolve(values['ficta-bin']),
+      ...(values['proxy-cmd'] === undefined ? {} : { proxyCmd: values['proxy-cmd'] }),
+      ...(values['proxy-label'] === undefined ? {} : { proxyLabel: values['proxy-label'] }),
+      log: (line) => void io.stderr.write(`${line}\n`),
+    });
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+
+  const checks = budget?.ok === true ? checkBudget(budget.value, report.results) : undefined;
+  if (values.json === true) {
+    const failed = checks?.filter((c) => !c.ok);
+    io.stdout.write(`${JSON.stringify({ ...report, ...(checks === undefined ? {} : { budget: { file: values.budget, pass: failed?.length === 0, checks } }) }, null, 2)}\n`);
+  } else {
+    io.stdout.write(`${formatReport(report, checks)}\n`);
+  }
+  const over = checks?.filter((c) => !c.ok) ?? [];
+  if (over.length > 0) {
+    if (values.json === true) io.stderr.write(`${formatBudget(over)}\n`);
+    const names = over.map((c) => `${c.name} ${c.field} ${c.value === undefined ? 'not measured' : c.value.toFixed(3)} (${c.limit})`);
+    throw new FictaError('FICTA_BENCH_BUDGET_EXCEEDED', `bench: budget exceeded: ${over.length} of ${checks?.length} limits: ${names.join('; ')}`);
+  }
+  return 0;
+}
+
+function parseSections(only: string | undefined): Section[] {
+  if (only === undefined) return [...SECTIONS];
+  const list = only.split(',').map((s) => s.trim());
+  for (const s of list) {
+    if (!SECTIONS.includes(s as Section)) throw new FictaError('FICTA_USAGE', `usage: --only takes ${SECTIONS.join(',')} (got "${s}")`);
+  }
+  return list as Section[];
+}
