@@ -42,16 +42,16 @@ export function createApp(deps: ProxyDeps, hooks: AppHooks = {}, options: AppOpt
     return snap.kind === 'ready' ? c.json({ status: 'ready' }) : c.json({ status: 'unavailable' }, 503);
   });
 
-  const proxy = async (c: import('hono').Context<AppEnv>): Promise<Response> => {
-    const { incoming, outgoing } = c.env;
+  /** Proxies one request on a provider route; undefined when no route matches (→ 404). */
+  const proxyIncoming = async ({ incoming, outgoing }: HttpBindings): Promise<Response | undefined> => {
     const access = checkToken(incoming.url ?? '/', options.token);
     if (!access.ok) {
       const guess = resolveRoute((incoming.url ?? '/').replace(/^\/t\/[^/?]*/, ''));
       const body = formatErrorBody(guess?.provider ?? 'openai', 'ficta_unauthorized', 'ficta: this proxy requires its access token in the base URL (…/t/<token>/…); nothing was forwarded');
-      return c.body(body, 401, { 'content-type': 'application/json' });
+      return new Response(body, { status: 401, headers: { 'content-type': 'application/json' } });
     }
     const route = resolveRoute(access.target);
-    if (route === undefined) return c.notFound();
+    if (route === undefined) return undefined;
     hooks.onRequestStart?.();
     try {
       await proxyRequest(deps, route, incoming, outgoing);
@@ -60,12 +60,23 @@ export function createApp(deps: ProxyDeps, hooks: AppHooks = {}, options: AppOpt
     }
     return RESPONSE_ALREADY_SENT;
   };
+  const proxy = async (c: import('hono').Context<AppEnv>): Promise<Response> => (await proxyIncoming(c.env)) ?? c.notFound();
   app.all('/anthropic', proxy);
   app.all('/anthropic/*', proxy);
   app.all('/openai', proxy);
   app.all('/openai/*', proxy);
   app.all('/v1/*', proxy);
   app.all('/t/*', proxy);
+
+  // Hono answers HEAD by running the GET route and re-wrapping its Response, which breaks a handler that
+  // wrote the Node response itself; provider-route HEADs (Claude Code's connectivity check) go straight
+  // to the proxy instead.
+  const honoFetch = app.fetch;
+  app.fetch = (request: Request, env?: unknown, ctx?: unknown): Response | Promise<Response> => {
+    const bindings = env as HttpBindings | undefined;
+    if (request.method !== 'HEAD' || bindings?.incoming === undefined) return honoFetch(request, env as never, ctx as never);
+    return proxyIncoming(bindings).then((r) => r ?? honoFetch(request, env as never, ctx as never));
+  };
 
   app.notFound((c) => {
     const body = formatErrorBody('openai', 'ficta_not_found', `ficta: no route for ${c.req.method} ${c.req.path}; use /anthropic/…, /openai/… or /v1/…`);

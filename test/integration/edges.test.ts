@@ -4,7 +4,7 @@
 import { connect } from 'node:net';
 import { request as httpRequest } from 'node:http';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startFicta, type TestFicta } from '../helpers/ficta-server.ts';
 import { asciiEscape } from '../helpers/leak-oracle.ts';
 import { createMockUpstream, echoScript, type MockUpstream } from '../helpers/mock-upstream.ts';
@@ -223,6 +223,24 @@ describe('upstream failures and client disconnects', () => {
       sock.on('error', reject);
     });
     expect(reply.startsWith('HTTP/1.1 426')).toBe(true);
+  });
+});
+
+describe('HEAD requests', () => {
+  it('proxies a HEAD on a provider route (Claude Code connectivity check) without tripping the adapter', async () => {
+    const spy = vi.spyOn(console, 'error');
+    try {
+      up.setScript(() => ({ status: 200, raw: '' }));
+      const res = await fetch(`${proxy.url}/anthropic`, { method: 'HEAD' });
+      expect(res.status).toBe(200);
+      expect(up.requests.at(-1)?.method).toBe('HEAD');
+      const health = await fetch(`${proxy.url}/healthz`, { method: 'HEAD' });
+      expect(health.status).toBe(200);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(spy).not.toHaveBeenCalled();
+    } finally {
+      spy.mockRestore();
+    }
   });
 });
 
