@@ -59,3 +59,14 @@ describe('loadConfig', () => {
     if (!r.ok) expect(r.error.message).toMatch(/^config: token: must be 16 to 128 characters/);
   });
 });
+
+describe('config/ficta.example.toml', () => {
+  it('is a valid config whose values are the defaults', () => {
+    const example = join(import.meta.dirname, '../../config/ficta.example.toml');
+    const h = home();
+    const fromExample = loadConfig({ env: { FICTA_HOME: h }, configFile: example });
+    const defaults = loadConfig({ env: { FICTA_HOME: h } });
+    expect(fromExample.ok).toBe(true);
+    if (fromExample.ok && defaults.ok) expect(fromExample.value).toEqual(defaults.value);
+  });
+});
