@@ -7,7 +7,7 @@ import { Bench } from 'tinybench';
 import { redactBody } from '../src/redact/body.ts';
 import { gateRequest } from '../src/redact/gate.ts';
 import { buildSecretSet, type SecretSet } from '../src/redact/secret-set.ts';
-import { makeMessagesBody, makeSecrets, SIZES, type SizeName } from './corpus.ts';
+import { makeMessagesBody, makeSecrets, SIZES, type SizeName } from '../src/bench/corpus.ts';
 
 const args = process.argv.slice(2);
 const arg = (name: string, def: string): string => {
