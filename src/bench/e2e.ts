@@ -1,0 +1,365 @@
+// The end-to-end harness: a mock upstream, ficta (passthrough and redacting) and optionally another
+// proxy, each in its own process, driven over loopback by the load client in this process. Targets
+// are measured in interleaved rounds (the order rotates every round), so load on a shared machine
+// falls on all of them alike and "added latency" compares with a direct connection measured in the
+// same minutes. Each target is verified (leak count at the upstream, placeholders restored) first.
+
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Pool } from 'undici';
+import { FictaError } from '../errors.ts';
+import { derivePlaceholder } from '../redact/placeholder.ts';
+import { makeMessagesBody, makeSecrets, SIZES, streamedText, type SizeName } from './corpus.ts';
+import { createPool, runBatch, send, type RequestSpec, type Timing } from './load-client.ts';
+import { BENCH_PLACEHOLDER_KEY, countLabel } from './micro.ts';
+import { CHECK_HEADER, LEAKS_HEADER, REPLY_HEADER, type MockUpstreamConfig } from './mock-upstream.ts';
+import { cpuTimeMs, memory } from './proc.ts';
+import { freePort, spawnChild, type Child } from './processes.ts';
+import { diffOfMedians, summarize, type Summary } from './stats.ts';
+
+export type BenchMode = 'smoke' | 'quick' | 'full';
+
+/** How much each mode measures. */
+export interface E2ePlan {
+  formats: Array<'json' | 'sse'>;
+  sizes: SizeName[];
+  concurrency: number[];
+  /** Secret counts of the redacting ficta targets. */
+  redactCounts: number[];
+  /** Timed requests per target and scenario, by format and concurrency 1 / many. */
+  samples: Record<'json' | 'sse', { one: number; many: number }>;
+  /** Untimed requests per target before each scenario (JIT, connections). */
+  warmup: number;
+  rounds: number;
+  /** Cap on one batch's wall time, so a slow proxy cannot stall the run. */
+  batchMaxMs: number;
+  stream: Pick<MockUpstreamConfig, 'firstTokenMs' | 'gapMs' | 'ticks'>;
+}
+
+/**
+ * Stream pacing: the first text delta 5 ms after the headers, then 9 more groups 1 ms apart. Real
+ * models take 0.3–3 s to the first token; the gap only has to be long enough that ficta's work on one
+ * group is done before the next arrives, and short enough to keep runs quick.
+ */
+const STREAM = { firstTokenMs: 5, gapMs: 1, ticks: 10 } as const;
+
+export const PLANS: Record<BenchMode, E2ePlan> = {
+  smoke: {
+    formats: ['json', 'sse'],
+    sizes: ['50KiB'],
+    concurrency: [1, 16],
+    redactCounts: [1_000],
+    samples: { json: { one: 12, many: 32 }, sse: { one: 6, many: 32 } },
+    warmup: 4,
+    rounds: 2,
+    batchMaxMs: 5_000,
+    stream: STREAM,
+  },
+  quick: {
+    formats: ['json', 'sse'],
+    sizes: ['50KiB'],
+    concurrency: [1, 16],
+    redactCounts: [1_000],
+    samples: { json: { one: 400, many: 1_600 }, sse: { one: 80, many: 320 } },
+    warmup: 60,
+    rounds: 4,
+    batchMaxMs: 10_000,
+    stream: STREAM,
+  },
+  full: {
+    formats: ['json', 'sse'],
+    sizes: ['50KiB', '500KiB'],
+    concurrency: [1, 16],
+    redactCounts: [100, 1_000],
+    samples: { json: { one: 1_500, many: 6_000 }, sse: { one: 300, many: 1_200 } },
+    warmup: 150,
+    rounds: 10,
+    batchMaxMs: 20_000,
+    stream: STREAM,
+  },
+};
+
+/** Values planted in every request: secret indices of four shapes (sk-ant, ghp_, AKIA, sk-proj), all within the first 100. */
+const PLANTED_INDICES = [0, 25, 50, 75];
+/** Secrets the redacting targets and a --proxy-cmd's {ENV_FILE} register (the largest redact count). */
+const CORPUS_SECRETS = 10_000;
+
+export interface TargetSpec {
+  name: string;
+  /** Registered secrets: 0 for passthrough, undefined for direct and other proxies (unknown). */
+  secrets: number | undefined;
+}
+
+export interface Target extends TargetSpec {
+  url: string;
+  child: Child | undefined;
+  pools: Map<number, Pool>;
+}
+
+export interface E2eResult extends Summary {
+  name: string;
+  unit: 'ms';
+  scenario: string;
+  target: string;
+  format: 'json' | 'sse';
+  size: SizeName;
+  concurrency: number;
+  secrets: number | null;
+  ttfb: Pick<Summary, 'p50' | 'p95' | 'p99'>;
+  ttft?: Pick<Summary, 'p50' | 'p95' | 'p99'>;
+  /** p50 latency minus direct's p50 in the same run, with a bootstrap 95 % interval. */
+  addedP50Ms?: number;
+  addedP50Ci95?: [number, number];
+  addedSignificant?: boolean;
+  ratioP50?: number;
+  addedTtfbP50Ms?: number;
+  addedTtftP50Ms?: number;
+  reqPerSec: number;
+  /** CPU time of the proxy process per request (absent for direct). */
+  cpuMsPerReq?: number;
+  /** Largest RSS of the proxy seen after a batch. */
+  rssMB?: number;
+  errors: number;
+  /** What the verification request showed (for other proxies, whose behaviour is not assumed). */
+  verified: { leaks: number; restored: boolean };
+}
+
+export interface HarnessOptions {
+  mode: BenchMode;
+  /** `bin/ficta` of the build to measure. */
+  fictaBin: string;
+  /** Another proxy: a shell command with {UPSTREAM}, {PORT} and optionally {ENV_FILE}. */
+  proxyCmd?: string;
+  proxyLabel?: string;
+  workDir: string;
+  log: (line: string) => void;
+}
+
+/** Everything the harness started, for the memory checks and for shutdown. */
+export interface Harness {
+  upstream: Child;
+  upstreamUrl: string;
+  targets: Target[];
+  secrets: string[];
+  planted: string[];
+  placeholders: string[];
+  /** Starts one more ficta with the first `n` corpus secrets. */
+  startFicta(label: string, n: number): Promise<Target>;
+  close(): Promise<void>;
+}
+
+/** Starts the mock upstream and every target of the plan. */
+export async function startHarness(options: HarnessOptions, plan: E2ePlan): Promise<Harness> {
+  mkdirSync(options.workDir, { recursive: true });
+  const secrets = Object.values(makeSecrets(CORPUS_SECRETS));
+  const planted = PLANTED_INDICES.map((i) => secrets[i] as string);
+  const placeholders = planted.map((v) => derivePlaceholder(BENCH_PLACEHOLDER_KEY, v));
+  const tsx = import.meta.resolve('tsx');
+
+  const upstreamConfig: MockUpstreamConfig = { plant: placeholders, watch: planted, ...plan.stream };
+  const upstreamConfigPath = join(options.workDir, 'upstream.json');
+  writeFileSync(upstreamConfigPath, JSON.stringify(upstreamConfig));
+  const baseEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: options.workDir };
+  const { child: upstream, match: upstreamPort } = await spawnChild({
+    label: 'upstream',
+    command: process.execPath,
+    args: ['--import', tsx, join(import.meta.dirname, 'mock-upstream-process.ts'), upstreamConfigPath],
+    env: baseEnv,
+    logDir: options.workDir,
+    ready: { stdout: /mock upstream listening on (\d+)/ },
+  });
+  const upstreamUrl = `http://127.0.0.1:${upstreamPort}`;
+
+  const envFile = (n: number): string => {
+    const path = join(options.workDir, `secrets-${n}.env`);
+    writeFileSync(path, secrets.slice(0, n).map((v, i) => `SECRET_${i}=${dotenvQuote(v)}\n`).join(''), { mode: 0o600 });
+    return path;
+  };
+
+  const started: Target[] = [];
+  const startFicta = async (label: string, n: number): Promise<Target> => {
+    const home = join(options.workDir, `home-${label}`);
+    mkdirSync(home, { recursive: true, mode: 0o700 });
+    // A fixed placeholder key, so the mock can plant the placeholders this ficta will restore.
+    writeFileSync(join(home, 'placeholder.key'), `${BENCH_PLACEHOLDER_KEY.toString('hex')}\n`, { mode: 0o600 });
+    const { child, match } = await spawnChild({
+      label,
+      command: options.fictaBin,
+      args: ['serve', '--host', '127.0.0.1', '--port', '0', '--env-file', envFile(n), '--anthropic-upstream', upstreamUrl, '--openai-upstream', upstreamUrl],
+      env: { ...baseEnv, FICTA_HOME: home },
+      logDir: options.workDir,
+      ready: { stdout: /ficta listening on (http:\/\/\S+)/ },
+    });
+    const t: Target = { name: label, secrets: n, url: match, child, pools: new Map() };
+    started.push(t);
+    return t;
+  };
+
+  const targets: Target[] = [{ name: 'direct', secrets: undefined, url: upstreamUrl, child: undefined, pools: new Map() }];
+  try {
+    const fictas = await Promise.all([
+      startFicta('ficta-passthrough', 0),
+      ...plan.redactCounts.map((n) => startFicta(`ficta-redact-${countLabel(n)}`, n)),
+    ]);
+    targets.push(...fictas);
+    if (options.proxyCmd !== undefined) {
+      const port = await freePort();
+      const cmd = options.proxyCmd.replaceAll('{UPSTREAM}', upstreamUrl).replaceAll('{PORT}', String(port)).replaceAll('{ENV_FILE}', envFile(Math.max(...plan.redactCounts)));
+      const label = options.proxyLabel ?? 'other';
+      const { child } = await spawnChild({ label, command: '/bin/sh', args: ['-c', cmd], env: { ...process.env }, logDir: options.workDir, ready: { port } });
+      const t: Target = { name: label, secrets: undefined, url: `http://127.0.0.1:${port}`, child, pools: new Map() };
+      started.push(t);
+      targets.push(t);
+    }
+  } catch (e) {
+    await Promise.all([...started.map((t) => t.child?.stop()), upstream.stop()]);
+    throw e;
+  }
+
+  return {
+    upstream,
+    upstreamUrl,
+    targets,
+    secrets,
+    planted,
+    placeholders,
+    startFicta,
+    async close() {
+      for (const t of new Set([...targets, ...started])) for (const p of t.pools.values()) await p.close();
+      await Promise.all([...started.map((t) => t.child?.stop()), upstream.stop()]);
+    },
+  };
+}
+
+/** The pool a target uses at a concurrency (created on first use). */
+export function poolFor(t: Target, concurrency: number): Pool {
+  let p = t.pools.get(concurrency);
+  if (p === undefined) t.pools.set(concurrency, (p = createPool(t.url, concurrency)));
+  return p;
+}
+
+/** The request of a scenario: a Messages body of `size` with the planted values, asking for `format`. */
+export function scenarioRequest(h: Harness, format: 'json' | 'sse', size: SizeName): RequestSpec {
+  return {
+    path: '/v1/messages',
+    headers: {
+      'content-type': 'application/json',
+      'anthropic-version': '2023-06-01',
+      'x-api-key': 'sk-ant-bench-not-a-key',
+      [REPLY_HEADER]: `${format}:${SIZES[size]}`,
+    },
+    body: makeMessagesBody(SIZES[size], { plant: h.planted, stream: format === 'sse' }),
+    sse: format === 'sse',
+  };
+}
+
+/** Sends one checked request through `t` and verifies what a target of its kind must do. */
+export async function verifyTarget(h: Harness, t: Target, spec: RequestSpec): Promise<{ leaks: number; restored: boolean }> {
+  const r = await send(poolFor(t, 1), spec, { keepBody: true, headers: { [CHECK_HEADER]: '1' } });
+  const body = r.body ?? Buffer.alloc(0);
+  const what = `bench: ${t.name} ${spec.sse ? 'sse' : 'json'}`;
+  if (r.status !== 200) throw new FictaError('FICTA_BENCH_FAILED', `${what}: status ${r.status}: ${body.toString('utf8').slice(0, 300)}`);
+  const leaks = Number(r.headers[LEAKS_HEADER] ?? Number.NaN);
+  const text = spec.sse ? streamedText(body) : body.toString('utf8');
+  const restored = h.planted.every((v) => text.includes(v)) && !text.includes('~ficta_');
+  const raw = h.placeholders.every((p) => text.includes(p));
+  const redacting = t.secrets !== undefined && t.secrets > 0;
+  if (t.secrets !== undefined || t.name === 'direct') {
+    if (redacting && leaks !== 0) throw new FictaError('FICTA_BENCH_FAILED', `${what}: ${leaks} planted value(s) reached the upstream`);
+    if (!redacting && leaks !== h.planted.length) throw new FictaError('FICTA_BENCH_FAILED', `${what}: the upstream saw ${leaks} of ${h.planted.length} planted values`);
+    if (redacting && !restored) throw new FictaError('FICTA_BENCH_FAILED', `${what}: placeholders were not restored`);
+    if (!redacting && !raw) throw new FictaError('FICTA_BENCH_FAILED', `${what}: the response did not arrive unchanged`);
+  }
+  return { leaks, restored };
+}
+
+/** Runs every scenario of the plan over every target and returns one result per scenario × target. */
+export async function runScenarios(h: Harness, plan: E2ePlan, log: (line: string) => void): Promise<E2eResult[]> {
+  const results: E2eResult[] = [];
+  for (const format of plan.formats) {
+    for (const size of plan.sizes) {
+      const spec = scenarioRequest(h, format, size);
+      const verified = new Map<string, { leaks: number; restored: boolean }>();
+      for (const t of h.targets) verified.set(t.name, await verifyTarget(h, t, spec));
+      for (const concurrency of plan.concurrency) {
+        const scenario = `e2e/${format}/${size}/c${concurrency}`;
+        const total = concurrency === 1 ? plan.samples[format].one : plan.samples[format].many;
+        const perRound = Math.max(concurrency, Math.ceil(total / plan.rounds));
+        log(`${scenario}: ${h.targets.length} targets × ${plan.rounds} rounds × ${perRound} requests`);
+        for (const t of h.targets) await runBatch(poolFor(t, concurrency), spec, plan.warmup, concurrency, plan.batchMaxMs);
+
+        const acc = new Map<string, { timings: Timing[]; cpuMs: number; cpuKnown: boolean; wallMs: number; errors: number; rss: number; firstError?: string }>();
+        for (const t of h.targets) acc.set(t.name, { timings: [], cpuMs: 0, cpuKnown: true, wallMs: 0, errors: 0, rss: 0 });
+        for (let r = 0; r < plan.rounds; r++) {
+          for (let k = 0; k < h.targets.length; k++) {
+            const t = h.targets[(k + r) % h.targets.length] as Target;
+            const a = acc.get(t.name)!;
+            const pids = t.child?.pids ?? [];
+            const c0 = pids.length > 0 ? cpuTimeMs(pids) : undefined;
+            const b = await runBatch(poolFor(t, concurrency), spec, perRound, concurrency, plan.batchMaxMs);
+            const c1 = pids.length > 0 ? cpuTimeMs(pids) : undefined;
+            for (const x of b.timings) a.timings.push(x);
+            a.wallMs += b.wallMs;
+            a.errors += b.errors;
+            if (b.firstError !== undefined) a.firstError ??= b.firstError;
+            if (c0 !== undefined && c1 !== undefined) a.cpuMs += c1 - c0;
+            else a.cpuKnown = false;
+            if (pids.length > 0) a.rss = Math.max(a.rss, memory(pids)?.rssMB ?? 0);
+          }
+        }
+
+        const direct = acc.get('direct')!;
+        const directTotal = direct.timings.map((x) => x.total);
+        const directTtfb = direct.timings.map((x) => x.ttfb);
+        const directTtft = direct.timings.map((x) => x.ttft);
+        for (const t of h.targets) {
+          const a = acc.get(t.name)!;
+          if (a.timings.length === 0) throw new FictaError('FICTA_BENCH_FAILED', `bench: ${scenario}/${t.name}: every request failed (${a.firstError ?? 'no response'})`);
+          const total = a.timings.map((x) => x.total);
+          const s = summarize(total);
+          const ttfb = summarize(a.timings.map((x) => x.ttfb));
+          const ttft = format === 'sse' ? summarize(a.timings.map((x) => x.ttft)) : undefined;
+          const result: E2eResult = {
+            name: `${scenario}/${t.name}`,
+            unit: 'ms',
+            scenario,
+            target: t.name,
+            format,
+            size,
+            concurrency,
+            secrets: t.secrets ?? null,
+            ...s,
+            ttfb: pick(ttfb),
+            ...(ttft === undefined ? {} : { ttft: pick(ttft) }),
+            reqPerSec: (a.timings.length / a.wallMs) * 1000,
+            errors: a.errors,
+            verified: verified.get(t.name)!,
+          };
+          if (t.name !== 'direct') {
+            const d = diffOfMedians(total, directTotal);
+            result.addedP50Ms = d.delta;
+            result.addedP50Ci95 = d.ci95;
+            result.addedSignificant = d.significant;
+            result.ratioP50 = s.p50 / summarize(directTotal).p50;
+            result.addedTtfbP50Ms = ttfb.p50 - summarize(directTtfb).p50;
+            if (ttft !== undefined) result.addedTtftP50Ms = ttft.p50 - summarize(directTtft).p50;
+            if (t.child !== undefined && a.cpuKnown) result.cpuMsPerReq = a.cpuMs / (a.timings.length + a.errors);
+            if (t.child !== undefined) result.rssMB = a.rss;
+          }
+          results.push(result);
+          log(`  ${t.name.padEnd(20)} p50 ${s.p50.toFixed(3)} ms${result.addedP50Ms === undefined ? '' : ` (+${result.addedP50Ms.toFixed(3)})`}${result.cpuMsPerReq === undefined ? '' : `, cpu ${result.cpuMsPerReq.toFixed(3)} ms/req`}${a.errors > 0 ? `, ${a.errors} errors (${a.firstError})` : ''}`);
+        }
+      }
+    }
+  }
+  return results;
+}
+
+function pick(s: Summary): Pick<Summary, 'p50' | 'p95' | 'p99'> {
+  return { p50: s.p50, p95: s.p95, p99: s.p99 };
+}
+
+/** A dotenv double-quoted value (the parser's escapes: \\ \" \n \r \$). */
+function dotenvQuote(value: string): string {
+  return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n').replace(/\r/g, '\\r').replace(/\$/g, '\\$')}"`;
+}

@@ -1,0 +1,98 @@
+// One `ficta bench` run: a microbenchmark subset in this process, then the end-to-end scenarios and the
+// memory checks against child processes, collected into one report with the machine it ran on.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { SizeName } from './corpus.ts';
+import { PLANS, runScenarios, startHarness, type BenchMode, type E2eResult } from './e2e.ts';
+import { machineInfo, type MachineInfo } from './machine.ts';
+import { MEMORY_PLANS, runMemoryChecks, type MemoryResult } from './memory.ts';
+import { redactGateCases, restoreCases, runMicro, type MicroResult } from './micro.ts';
+
+export type Section = 'micro' | 'e2e' | 'memory';
+export const SECTIONS: readonly Section[] = ['micro', 'e2e', 'memory'];
+
+export interface RunOptions {
+  mode: BenchMode;
+  sections: readonly Section[];
+  /** `bin/ficta` of the build to measure (this checkout's by default). */
+  fictaBin: string;
+  proxyCmd?: string;
+  proxyLabel?: string;
+  log: (line: string) => void;
+}
+
+export interface BenchReport {
+  mode: BenchMode;
+  machine: MachineInfo;
+  /** The build measured: its bin/ficta and git sha (differs from machine.gitSha with --ficta-bin). */
+  measured: { fictaBin: string; gitSha: string };
+  results: Array<MicroResult | E2eResult | MemoryResult>;
+  durationMs: number;
+}
+
+/** This checkout's `bin/ficta`. */
+export const DEFAULT_FICTA_BIN = join(import.meta.dirname, '../../bin/ficta');
+
+/** Microbenchmark subset per mode: the figures DESIGN §6 states targets for. */
+const MICRO: Record<BenchMode, { counts: number[]; sizes: SizeName[]; timeMs: number; warmupMs: number }> = {
+  smoke: { counts: [1_000], sizes: ['50KiB'], timeMs: 20, warmupMs: 5 },
+  quick: { counts: [10, 1_000, 10_000], sizes: ['500KiB'], timeMs: 150, warmupMs: 50 },
+  full: { counts: [10, 100, 1_000, 10_000], sizes: ['50KiB', '500KiB', '5MiB'], timeMs: 400, warmupMs: 100 },
+};
+
+/** Runs the selected sections; child processes are always stopped, the work directory removed. */
+export async function runBench(options: RunOptions): Promise<BenchReport> {
+  const started = performance.now();
+  const loadBefore = machineInfo().loadBefore;
+  const results: BenchReport['results'] = [];
+  const log = options.log;
+
+  if (options.sections.includes('micro')) {
+    const m = MICRO[options.mode];
+    const cases = [...redactGateCases(m.counts, m.sizes), ...restoreCases(m.counts, m.sizes)];
+    log(`micro: ${cases.length} cases`);
+    results.push(
+      ...(await runMicro(cases, {
+        timeMs: m.timeMs,
+        warmupMs: m.warmupMs,
+        onResult: (r) => log(`  ${r.name.padEnd(52)} p50 ${r.p50.toFixed(4)} ms${r.msPerMB === undefined ? '' : `, ${r.msPerMB.toFixed(3)} ms/MB`}`),
+      })),
+    );
+  }
+
+  if (options.sections.includes('e2e') || options.sections.includes('memory')) {
+    const workDir = mkdtempSync(join(tmpdir(), 'ficta-bench-'));
+    const plan = PLANS[options.mode];
+    try {
+      const harness = await startHarness(
+        {
+          mode: options.mode,
+          fictaBin: options.fictaBin,
+          workDir,
+          log,
+          ...(options.proxyCmd === undefined ? {} : { proxyCmd: options.proxyCmd }),
+          ...(options.proxyLabel === undefined ? {} : { proxyLabel: options.proxyLabel }),
+        },
+        options.sections.includes('e2e') ? plan : { ...plan, redactCounts: [] },
+      );
+      try {
+        if (options.sections.includes('e2e')) results.push(...(await runScenarios(harness, plan, log)));
+        if (options.sections.includes('memory')) results.push(...(await runMemoryChecks(harness, MEMORY_PLANS[options.mode], log)));
+      } finally {
+        await harness.close();
+      }
+    } finally {
+      rmSync(workDir, { recursive: true, force: true });
+    }
+  }
+
+  return {
+    mode: options.mode,
+    machine: machineInfo(loadBefore),
+    measured: { fictaBin: options.fictaBin, gitSha: machineInfo(undefined, dirname(dirname(options.fictaBin))).gitSha },
+    results,
+    durationMs: performance.now() - started,
+  };
+}
