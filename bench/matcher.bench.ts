@@ -6,21 +6,12 @@ import { execSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { Bench } from 'tinybench';
 import { createMatcher, type Matcher } from '../src/redact/matcher.ts';
+import { mulberry32 } from '../src/util/prng.ts';
 
 const PATTERN_COUNTS = [10, 100, 1_000, 10_000];
 const BODY_BYTES = 500 * 1024;
 const PLANTED_HITS = 8;
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const enc = new TextEncoder();
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';

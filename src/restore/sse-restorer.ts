@@ -61,33 +61,19 @@ export function createSseRestorer(set: SecretSet, adapter: StreamAdapter, stats:
 
   /** Restores whole placeholders in every string of `node` except the delta fields just handled. */
   const walk = (node: unknown, skip: ReadonlySet<string>, path: string): boolean => {
+    if (typeof node !== 'object' || node === null) return false;
+    const rec = node as Record<string, unknown>;
     let changed = false;
-    if (Array.isArray(node)) {
-      for (let i = 0; i < node.length; i++) {
-        const v: unknown = node[i];
-        const p = `${path}/${i}`;
-        if (typeof v === 'string') {
-          if (skip.has(p)) continue;
-          const r = restoreString(v, depthWithinString, false);
-          if (r !== undefined) {
-            node[i] = r.text;
-            changed = true;
-          }
-        } else if (typeof v === 'object' && v !== null) changed = walk(v, skip, p) || changed;
-      }
-    } else if (typeof node === 'object' && node !== null) {
-      const rec = node as Record<string, unknown>;
-      for (const k of Object.keys(rec)) {
-        const v = rec[k];
-        const p = `${path}/${k}`;
-        if (typeof v === 'string') {
-          if (skip.has(p)) continue;
-          const r = restoreString(v, depthWithinString, false);
-          if (r !== undefined) {
-            rec[k] = r.text;
-            changed = true;
-          }
-        } else if (typeof v === 'object' && v !== null) changed = walk(v, skip, p) || changed;
+    for (const k of Object.keys(rec)) {
+      const v = rec[k];
+      const p = `${path}/${k}`;
+      if (typeof v === 'object' && v !== null) changed = walk(v, skip, p) || changed;
+      else if (typeof v === 'string' && !skip.has(p)) {
+        const r = restoreString(v, depthWithinString, false);
+        if (r !== undefined) {
+          rec[k] = r.text;
+          changed = true;
+        }
       }
     }
     return changed;

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { gunzipSync, gzipSync, inflateSync, brotliDecompressSync } from 'node:zlib';
 import { findLeaks, type Leak } from './leak-oracle.ts';
 import { anthropicJson, anthropicSse, chatJson, chatSse, responsesJson, responsesSse, type Reply } from './wire.ts';
+import { mulberry32 } from '../../src/util/prng.ts';
 
 export interface RecordedRequest {
   method: string;
@@ -190,17 +191,7 @@ function chunk(body: Buffer, how: Chunking): Buffer[] {
   return out;
 }
 
-/** Seeded PRNG (mulberry32). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32 };
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));

@@ -3,18 +3,8 @@
 
 import { describe, expect, it } from 'vitest';
 import { createMatcher, type Matcher, type MatchList } from '../../src/redact/matcher.ts';
+import { mulberry32 } from '../../src/util/prng.ts';
 
-/** Seeded PRNG (mulberry32): every random input here is reproducible from its seed. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
 
