@@ -1,6 +1,8 @@
 // The multi-pattern byte automaton (Aho-Corasick) behind redaction and the gate: one pass over a body
 // finds every occurrence of every registered value, at a cost that does not grow with their number.
 
+import { buildTables, ROOT, type Tables } from './matcher-build.ts';
+
 /** Occurrences found by a scan, as parallel arrays; `count` entries are valid. */
 export interface MatchList {
   count: number;
@@ -23,29 +25,11 @@ export interface Matcher {
 }
 
 /**
- * Cap on dense-table entries (4 bytes each) for the states shallower than the shortest pattern.
- * 10,000 secrets of 20–40 bytes over a 500 KiB chat body: 2^18 → depth 3, 0.31 GB/s (common trigrams
- * trap); 2^19 → depth 5, 0.81 GB/s; 2^20 → depth 7, 1.10 GB/s, 8.7 MB in all; 2^21 and 2^22 no faster
- * (1.10 GB/s) at 12.4 and 19.7 MB.
- */
-const DENSE_MAX_ENTRIES = 1 << 20;
-
-/**
- * Cap on that depth: past it text almost never follows a secret's prefix, so rows only cost memory.
- * 1,000 secrets: depth 8 → 1.15 MB, 20 (the shortest secret) → 3.66 MB, both 1.10 GB/s on prose and
- * base64; depth 6 drops to 0.82 GB/s on prose that mentions `sk-ant` often.
- */
-const DENSE_MAX_DEPTH = 8;
-
-/**
  * Below this many bytes (or 8 × the longest pattern, for the warm-ups) a scan runs as one byte-by-byte
  * chain. 1,000 secrets: one chain 2.2 ns/B at any size; four chains 4.9 ns/B at 128 B, 3.0 at 256 B,
  * 1.96 at 512 B, 1.43 at 1 KiB, 0.91 at 64 KiB.
  */
 const MULTI_CHAIN_MIN_BYTES = 512;
-
-/** Table offset of state 0's row: slots [0, 256) of the table hold the byte-class map. */
-const ROOT = 256;
 
 const EMPTY_MATCHES: MatchList = Object.freeze({
   count: 0,
@@ -71,22 +55,6 @@ class MatchSink {
     this.ids[this.count] = id;
     this.ends[this.count++] = end;
   }
-}
-
-/** Tables built by {@link createMatcher}; the layout is described there. */
-interface Tables {
-  table: Int32Array;
-  stride: number;
-  trap: number;
-  depth: number;
-  lo: number;
-  base: number;
-  childStart: Int32Array;
-  edge: Uint8Array;
-  fail: Int32Array;
-  dict: Int32Array;
-  outStart: Int32Array;
-  outIds: Int32Array;
 }
 
 class ByteAutomaton implements Matcher {
@@ -356,186 +324,8 @@ function checkRange(buf: Uint8Array, start: number, end: number): void {
   }
 }
 
-function compareBytes(a: Uint8Array, b: Uint8Array): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    if (a[i] !== b[i]) return a[i]! - b[i]!;
-  }
-  return a.length - b.length;
-}
-
-/**
- * Compile byte patterns (each length >= 1; duplicates allowed — each index is reported) into one automaton.
- *
- * States are numbered breadth-first; the `base` states shallower than `depth` (≤ the shortest pattern,
- * DENSE_MAX_DEPTH and DENSE_MAX_ENTRIES) are shallow and get a full row in `table`: slots [0, 256) map
- * a byte to its class, state u's row starts at 256 + u × stride, and an entry is the target's row
- * offset — or `trap`, the offset of a last row that maps every class to itself, when the target is
- * deep. Deep states (encoded ~id) keep CSR children, fail links (row offset or ~id) and dictionary links.
- */
+/** Compile byte patterns (each length >= 1; duplicates allowed — each index is reported) into one automaton. */
 export function createMatcher(patterns: readonly Uint8Array[]): Matcher {
-  const count = patterns.length;
-  const seen = new Uint8Array(256);
-  let total = 0;
-  let minLen = count === 0 ? 0 : Infinity;
-  let maxLen = 0;
-  for (let id = 0; id < count; id++) {
-    const p = patterns[id]!;
-    if (p.length === 0) throw new RangeError(`matcher: pattern ${id} is empty`);
-    total += p.length;
-    if (p.length < minLen) minLen = p.length;
-    if (p.length > maxLen) maxLen = p.length;
-    for (let j = 0; j < p.length; j++) seen[p[j]!] = 1;
-  }
-
-  // Byte classes: each byte that occurs in a pattern gets its own class, in byte order (so sorted
-  // patterns are sorted by class); all other bytes share class 0.
-  const cls = new Uint8Array(256);
-  let stride = seen.includes(0) ? 1 : 0;
-  for (let b = 0; b < 256; b++) if (seen[b] === 1) cls[b] = stride++;
-
-  // Trie in DFS preorder from the sorted patterns: a pattern shares the previous one's path up to
-  // their common prefix, and children are created in ascending class order.
-  const order = Array.from({ length: count }, (_, i) => i).sort(
-    (a, b) => compareBytes(patterns[a]!, patterns[b]!) || a - b,
-  );
-  const parent = new Int32Array(total + 1);
-  const edgeOld = new Uint8Array(total + 1);
-  const depthOld = new Int32Array(total + 1);
-  const path = new Int32Array(maxLen + 1);
-  const patNode = new Int32Array(count);
-  let nodes = 1;
-  let prev: Uint8Array = new Uint8Array(0);
-  for (const id of order) {
-    const p = patterns[id]!;
-    const lim = Math.min(p.length, prev.length);
-    let l = 0;
-    while (l < lim && p[l] === prev[l]) l++;
-    for (let j = l; j < p.length; j++) {
-      const v = nodes++;
-      parent[v] = path[j]!;
-      edgeOld[v] = cls[p[j]!]!;
-      depthOld[v] = j + 1;
-      path[j + 1] = v;
-    }
-    patNode[id] = path[p.length]!;
-    prev = p;
-  }
-  const N = nodes;
-
-  // Children lists (CSR, ascending class), then breadth-first renumbering.
-  const kidStart = new Int32Array(N + 1);
-  for (let v = 1; v < N; v++) kidStart[parent[v]! + 1]!++;
-  for (let u = 0; u < N; u++) kidStart[u + 1]! += kidStart[u]!;
-  const kids = new Int32Array(Math.max(N - 1, 0));
-  const fill = kidStart.slice(0, N);
-  for (let v = 1; v < N; v++) kids[fill[parent[v]!]!++] = v;
-  const oldOf = new Int32Array(N);
-  const newId = new Int32Array(N);
-  const edge = new Uint8Array(N);
-  const firstChild = new Int32Array(N + 1);
-  const perDepth = new Int32Array(maxLen + 2);
-  let tail = 1;
-  for (let h = 0; h < N; h++) {
-    const u = oldOf[h]!;
-    perDepth[depthOld[u]!]!++;
-    firstChild[h] = tail;
-    for (let k = kidStart[u]!, ke = kidStart[u + 1]!; k < ke; k++) {
-      const v = kids[k]!;
-      newId[v] = tail;
-      edge[tail] = edgeOld[v]!;
-      oldOf[tail++] = v;
-    }
-  }
-  firstChild[N] = N;
-
-  // Dense depth: as deep as the shortest pattern and the caps allow (at least the root).
-  let depth = 1;
-  let base = perDepth[0]!;
-  let lo = 0;
-  while (
-    depth < minLen &&
-    depth < DENSE_MAX_DEPTH &&
-    (base + perDepth[depth]!) * stride <= DENSE_MAX_ENTRIES
-  ) {
-    lo = base;
-    base += perDepth[depth++]!;
-  }
-
-  const trap = ROOT + base * stride;
-  const table = new Int32Array(trap + stride).fill(trap, trap);
-  table.set(cls);
-  table.fill(ROOT, ROOT, ROOT + stride);
-  const failAll = new Int32Array(N);
-  const child = (row: number, c: number): number => {
-    let v = firstChild[(row - ROOT) / stride]!;
-    while (edge[v] !== c) v++;
-    return v;
-  };
-  for (let u = 0; u < N; u++) {
-    const cs = firstChild[u]!;
-    const ce = firstChild[u + 1]!;
-    if (u < base) {
-      const row = ROOT + u * stride;
-      const f = failAll[u]!;
-      if (u !== 0) table.copyWithin(row, f, f + stride);
-      for (let v = cs; v < ce; v++) {
-        const c = edge[v]!;
-        // The copied entry is goto(fail(u), c); fail(u) is shallower than depth - 1, so never the trap.
-        failAll[v] = u === 0 ? ROOT : table[row + c]!;
-        table[row + c] = v < base ? ROOT + v * stride : trap;
-      }
-    } else {
-      for (let v = cs; v < ce; v++) {
-        const c = edge[v]!;
-        // fail(v) = goto(fail(u), c): try deep suffix states' children, then the shallow row.
-        let f = failAll[u]!;
-        let target = 0;
-        while (f < 0) {
-          const t = ~f;
-          let w = firstChild[t]!;
-          const we = firstChild[t + 1]!;
-          while (w < we && edge[w] !== c) w++;
-          if (w < we) {
-            target = ~w;
-            break;
-          }
-          f = failAll[t]!;
-        }
-        if (f >= 0) target = table[f + c] === trap ? ~child(f, c) : table[f + c]!;
-        failAll[v] = target;
-      }
-    }
-  }
-
-  // Outputs of deep states (CSR, ids ascending) and dictionary links.
-  const nDeep = N - base;
-  const outStart = new Int32Array(nDeep + 1);
-  for (let id = 0; id < count; id++) outStart[newId[patNode[id]!]! - base + 1]!++;
-  for (let k = 0; k < nDeep; k++) outStart[k + 1]! += outStart[k]!;
-  const outIds = new Int32Array(count);
-  const outFill = outStart.slice(0, nDeep);
-  for (let id = 0; id < count; id++) outIds[outFill[newId[patNode[id]!]! - base]!++] = id;
-  const dict = new Int32Array(nDeep).fill(-1);
-  for (let k = 0; k < nDeep; k++) {
-    const f = failAll[k + base]!;
-    if (f >= 0) continue;
-    const kf = ~f - base;
-    dict[k] = outStart[kf] !== outStart[kf + 1] ? ~f : dict[kf]!;
-  }
-
-  return new ByteAutomaton(count, minLen, maxLen, {
-    table,
-    stride,
-    trap,
-    depth,
-    lo,
-    base,
-    childStart: firstChild.slice(lo),
-    edge: edge.slice(base),
-    fail: failAll.slice(base),
-    dict,
-    outStart,
-    outIds,
-  });
+  const built = buildTables(patterns);
+  return new ByteAutomaton(built.count, built.minLen, built.maxLen, built.tables);
 }
