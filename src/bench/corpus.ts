@@ -2,21 +2,10 @@
 // prose, code and tool results, sized by name (1KiB … 5MiB).
 
 import { jsonEscape } from '../redact/json-escape.ts';
+import { mulberry32 } from '../util/prng.ts';
 
 export const SIZES = { '1KiB': 1024, '50KiB': 50 * 1024, '500KiB': 500 * 1024, '5MiB': 5 * 1024 * 1024 } as const;
 export type SizeName = keyof typeof SIZES;
-
-/** Seeded PRNG (mulberry32). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 

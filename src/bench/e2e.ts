@@ -225,7 +225,9 @@ export async function startHarness(options: HarnessOptions, plan: E2ePlan): Prom
     placeholders,
     startFicta,
     async close() {
-      for (const t of new Set([...targets, ...started])) for (const p of t.pools.values()) await p.close();
+      const all = new Set([...targets, ...started]);
+      await Promise.all([...all].flatMap((t) => [...t.pools.values()].map((p) => p.destroy().catch(() => undefined))));
+      for (const t of all) t.pools.clear();
       await Promise.all([...started.map((t) => t.child?.stop()), upstream.stop()]);
     },
   };

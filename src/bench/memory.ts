@@ -63,8 +63,9 @@ export async function runMemoryChecks(h: Harness, plan: MemoryPlan, log: (line: 
     out.push(await bigRequest(h, t, plan, label, read, pids, log));
     out.push(await longStream(h, t, plan, label, read, pids, log));
   } finally {
+    await Promise.all([...t.pools.values()].map((p) => p.destroy().catch(() => undefined)));
+    t.pools.clear();
     await t.child?.stop();
-    for (const p of t.pools.values()) await p.close();
   }
   return out;
 }
@@ -126,7 +127,11 @@ async function bigRequest(
   pids: readonly number[],
   log: (line: string) => void,
 ): Promise<MemoryResult> {
-  const body = makeMessagesBody(plan.bigBodyBytes, { plant: h.planted, stream: false });
+  // The corpus counts characters, not bytes: shrink the target until the body fits the limit.
+  let body = makeMessagesBody(plan.bigBodyBytes, { plant: h.planted, stream: false });
+  for (let i = 0; i < 3 && body.length > plan.bigBodyBytes; i++) {
+    body = makeMessagesBody(Math.floor((plan.bigBodyBytes * plan.bigBodyBytes) / body.length) - 4096, { plant: h.planted, stream: false });
+  }
   const spec: RequestSpec = { path: '/v1/messages', headers: { 'content-type': 'application/json', 'x-api-key': 'sk-ant-bench-not-a-key', [REPLY_HEADER]: 'small' }, body, sse: false };
   const baseline = read().rssMB;
   const peakReset = resetPeak(pids);

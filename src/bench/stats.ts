@@ -2,7 +2,7 @@
 // of the median, and a seeded bootstrap interval for the difference of two medians (DESIGN §6: a
 // change counts only when its interval excludes zero).
 
-import { mulberry32 } from './corpus.ts';
+import { mulberry32 } from '../util/prng.ts';
 
 export interface Summary {
   samples: number;

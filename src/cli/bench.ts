@@ -78,6 +78,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       log: (line) => void io.stderr.write(`${line}\n`),
     });
   } finally {
+    stopAllChildren();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
