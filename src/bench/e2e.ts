@@ -24,8 +24,12 @@ export interface E2ePlan {
   formats: Array<'json' | 'sse'>;
   sizes: SizeName[];
   concurrency: number[];
-  /** Secret counts of the redacting ficta targets. */
+  /** Secret counts of the redacting ficta targets (default config). */
   redactCounts: number[];
+  /** Also measure ficta with no secrets but the default watermark stage (isolates its cost). */
+  watermarkOnly: boolean;
+  /** Only scenarios whose name contains this. */
+  filter?: string;
   /** Timed requests per target and scenario, by format and concurrency 1 / many. */
   samples: Record<'json' | 'sse', { one: number; many: number }>;
   /** Untimed requests per target before each scenario (JIT, connections). */
@@ -49,6 +53,7 @@ export const PLANS: Record<BenchMode, E2ePlan> = {
     sizes: ['50KiB'],
     concurrency: [1, 16],
     redactCounts: [1_000],
+    watermarkOnly: false,
     samples: { json: { one: 12, many: 32 }, sse: { one: 6, many: 32 } },
     warmup: 4,
     rounds: 2,
@@ -60,6 +65,7 @@ export const PLANS: Record<BenchMode, E2ePlan> = {
     sizes: ['50KiB'],
     concurrency: [1, 16],
     redactCounts: [1_000],
+    watermarkOnly: false,
     samples: { json: { one: 400, many: 1_600 }, sse: { one: 80, many: 320 } },
     warmup: 60,
     rounds: 4,
@@ -71,6 +77,7 @@ export const PLANS: Record<BenchMode, E2ePlan> = {
     sizes: ['50KiB', '500KiB'],
     concurrency: [1, 16],
     redactCounts: [100, 1_000],
+    watermarkOnly: true,
     samples: { json: { one: 1_500, many: 6_000 }, sse: { one: 300, many: 1_200 } },
     warmup: 150,
     rounds: 10,
@@ -144,7 +151,7 @@ export interface Harness {
   planted: string[];
   placeholders: string[];
   /** Starts one more ficta with the first `n` corpus secrets. */
-  startFicta(label: string, n: number): Promise<Target>;
+  startFicta(label: string, n: number, config?: { watermark: boolean }): Promise<Target>;
   close(): Promise<void>;
 }
 
@@ -177,11 +184,12 @@ export async function startHarness(options: HarnessOptions, plan: E2ePlan): Prom
   };
 
   const started: Target[] = [];
-  const startFicta = async (label: string, n: number): Promise<Target> => {
+  const startFicta = async (label: string, n: number, config: { watermark: boolean } = { watermark: true }): Promise<Target> => {
     const home = join(options.workDir, `home-${label}`);
     mkdirSync(home, { recursive: true, mode: 0o700 });
     // A fixed placeholder key, so the mock can plant the placeholders this ficta will restore.
     writeFileSync(join(home, 'placeholder.key'), `${BENCH_PLACEHOLDER_KEY.toString('hex')}\n`, { mode: 0o600 });
+    if (!config.watermark) writeFileSync(join(home, 'config.toml'), '[watermark]\nenabled = false\n');
     const { child, match } = await spawnChild({
       label,
       command: options.fictaBin,
@@ -198,7 +206,10 @@ export async function startHarness(options: HarnessOptions, plan: E2ePlan): Prom
   const targets: Target[] = [{ name: 'direct', secrets: undefined, url: upstreamUrl, child: undefined, pools: new Map() }];
   try {
     const fictas = await Promise.all([
-      startFicta('ficta-passthrough', 0),
+      // The plumbing alone: no secrets and no watermark stage (DESIGN §6's no-op variant).
+      startFicta('ficta-passthrough', 0, { watermark: false }),
+      ...(plan.watermarkOnly ? [startFicta('ficta-watermark', 0)] : []),
+      // As shipped: the default config, watermark stage included.
       ...plan.redactCounts.map((n) => startFicta(`ficta-redact-${countLabel(n)}`, n)),
     ]);
     targets.push(...fictas);
@@ -285,6 +296,7 @@ export async function runScenarios(h: Harness, plan: E2ePlan, log: (line: string
       for (const t of h.targets) verified.set(t.name, await verifyTarget(h, t, spec));
       for (const concurrency of plan.concurrency) {
         const scenario = `e2e/${format}/${size}/c${concurrency}`;
+        if (plan.filter !== undefined && !scenario.includes(plan.filter)) continue;
         const total = concurrency === 1 ? plan.samples[format].one : plan.samples[format].many;
         const perRound = Math.max(concurrency, Math.ceil(total / plan.rounds));
         log(`${scenario}: ${h.targets.length} targets × ${plan.rounds} rounds × ${perRound} requests`);

@@ -20,6 +20,8 @@ export interface RunOptions {
   fictaBin: string;
   proxyCmd?: string;
   proxyLabel?: string;
+  /** Only micro cases and e2e scenarios whose name contains this. */
+  filter?: string;
   log: (line: string) => void;
 }
 
@@ -51,7 +53,7 @@ export async function runBench(options: RunOptions): Promise<BenchReport> {
 
   if (options.sections.includes('micro')) {
     const m = MICRO[options.mode];
-    const cases = [...redactGateCases(m.counts, m.sizes), ...restoreCases(m.counts, m.sizes)];
+    const cases = [...redactGateCases(m.counts, m.sizes), ...restoreCases(m.counts, m.sizes)].filter((c) => options.filter === undefined || c.name.includes(options.filter));
     log(`micro: ${cases.length} cases`);
     results.push(
       ...(await runMicro(cases, {
@@ -64,7 +66,7 @@ export async function runBench(options: RunOptions): Promise<BenchReport> {
 
   if (options.sections.includes('e2e') || options.sections.includes('memory')) {
     const workDir = mkdtempSync(join(tmpdir(), 'ficta-bench-'));
-    const plan = PLANS[options.mode];
+    const plan = { ...PLANS[options.mode], ...(options.filter === undefined ? {} : { filter: options.filter }) };
     try {
       const harness = await startHarness(
         {
@@ -75,7 +77,7 @@ export async function runBench(options: RunOptions): Promise<BenchReport> {
           ...(options.proxyCmd === undefined ? {} : { proxyCmd: options.proxyCmd }),
           ...(options.proxyLabel === undefined ? {} : { proxyLabel: options.proxyLabel }),
         },
-        options.sections.includes('e2e') ? plan : { ...plan, redactCounts: [] },
+        options.sections.includes('e2e') ? plan : { ...plan, redactCounts: [], watermarkOnly: false },
       );
       try {
         if (options.sections.includes('e2e')) results.push(...(await runScenarios(harness, plan, log)));

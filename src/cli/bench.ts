@@ -23,6 +23,7 @@ const HELP = `usage: ficta bench [options]
   --proxy-label NAME   its name in the results (default "other")
   --ficta-bin PATH     the bin/ficta of the build to measure (default: this checkout's)
   --only LIST          sections to run: micro,e2e,memory (default all)
+  --filter TEXT        only micro cases and e2e scenarios whose name contains TEXT (e.g. json/50KiB/c16)
   --smoke              a few requests per case, for tests: the figures mean nothing
 
 Targets run in separate processes on loopback: a mock provider, ficta with no secrets (passthrough),
@@ -43,6 +44,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       'proxy-label': { type: 'string' },
       'ficta-bin': { type: 'string' },
       only: { type: 'string' },
+      filter: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -75,6 +77,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       fictaBin: values['ficta-bin'] === undefined ? DEFAULT_FICTA_BIN : resolve(values['ficta-bin']),
       ...(values['proxy-cmd'] === undefined ? {} : { proxyCmd: values['proxy-cmd'] }),
       ...(values['proxy-label'] === undefined ? {} : { proxyLabel: values['proxy-label'] }),
+      ...(values.filter === undefined ? {} : { filter: values.filter }),
       log: (line) => void io.stderr.write(`${line}\n`),
     });
   } finally {
