@@ -2,10 +2,9 @@
 // target and headers → GATE on the exact outgoing bytes → send upstream → restore placeholders in the
 // streamed response → log counts. Every refusal is a provider-shaped error and nothing is forwarded.
 
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pipeline } from 'node:stream/promises';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { Readable, Writable } from 'node:stream';
 import { FictaError, isFictaError } from '../errors.ts';
 import { logEvent, type Logger } from '../log/logger.ts';
 import type { ResolvedRoute } from '../providers/routes.ts';
@@ -25,7 +24,7 @@ import { sendError, toHttpError } from './error-response.ts';
 import { decodeBody, parseContentEncoding, readBody, SUPPORTED_CODINGS } from './request-body.ts';
 import { clientHeaders } from './response-headers.ts';
 import type { RunStats } from './stats.ts';
-import type { UpstreamClient } from './upstream.ts';
+import type { UpstreamCall, UpstreamClient } from './upstream.ts';
 import type { Watermarker } from '../watermark/watermarker.ts';
 import { createDeltaStripper, createStripTransform, mayHoldFrame } from '../watermark/strip.ts';
 
@@ -86,9 +85,11 @@ export async function proxyRequest(deps: ProxyDeps, route: ResolvedRoute, req: I
     outcome: 'ok',
     blocked: [],
   };
-  const abort = new AbortController();
+  const client: ClientState = { gone: false, onGone: undefined };
   const onClose = (): void => {
-    if (!res.writableFinished) abort.abort();
+    if (res.writableFinished) return;
+    client.gone = true;
+    client.onGone?.();
   };
   res.on('close', onClose);
 
@@ -97,9 +98,9 @@ export async function proxyRequest(deps: ProxyDeps, route: ResolvedRoute, req: I
   try {
     if (snapshot.kind === 'unavailable') throw unavailableError(snapshot);
     set = snapshot.set;
-    await forward(deps, route, req, res, set, log, abort.signal);
+    await forward(deps, route, req, res, set, log, client);
   } catch (error) {
-    if (isFictaError(error, 'FICTA_CLIENT_ABORTED') || abort.signal.aborted) {
+    if (isFictaError(error, 'FICTA_CLIENT_ABORTED') || client.gone) {
       log.outcome = 'client_aborted';
       if (!res.destroyed) res.destroy();
     } else {
@@ -122,7 +123,7 @@ async function forward(
   res: ServerResponse,
   set: SecretSet,
   log: RequestLog,
-  signal: AbortSignal,
+  client: ClientState,
 ): Promise<void> {
   const method = log.method;
   const hasBody = method !== 'GET' && method !== 'HEAD';
@@ -166,17 +167,58 @@ async function forward(
   log.bytesUp = hasBody ? outBody.length : 0;
 
   const t0 = performance.now();
-  const up = await deps.upstream.request({
-    origin: upstream.origin,
-    path: target,
-    method,
-    headers: flat,
-    body: hasBody ? outBody : undefined,
-    signal,
+  await new Promise<void>((resolve, reject) => {
+    let writer: ResponseWriter | undefined;
+    let settled = false;
+    const settle = (error?: unknown): void => {
+      if (settled) return;
+      settled = true;
+      client.onGone = undefined;
+      if (error === undefined) resolve();
+      else reject(error);
+    };
+    const call = deps.upstream.dispatch(
+      { origin: upstream.origin, path: target, method, headers: flat, body: hasBody ? outBody : undefined },
+      {
+        onHead(status, headers) {
+          log.upstreamHeadersMs = performance.now() - t0;
+          log.status = status;
+          writer = createResponseWriter(deps, route.adapter, status, headers, res, set, log, call, (failure) => {
+            if (failure !== undefined) streamFailed(deps, log, res, failure);
+            settle();
+          });
+        },
+        onData: (chunk) => writer?.write(chunk) ?? true,
+        onEnd: () => writer?.end(),
+        onError(error, afterHead) {
+          if (settled) return;
+          if (client.gone) return settle(new FictaError('FICTA_CLIENT_ABORTED', 'response: client went away', { cause: error }));
+          if (!afterHead) return settle(error);
+          writer?.abandon();
+          streamFailed(deps, log, res, error);
+          settle();
+        },
+      },
+    );
+    client.onGone = () => {
+      call.abort();
+      settle(new FictaError('FICTA_CLIENT_ABORTED', 'response: client went away'));
+    };
+    if (client.gone) client.onGone();
   });
-  log.upstreamHeadersMs = performance.now() - t0;
-  log.status = up.status;
-  await respond(deps, route.adapter, up, res, set, log, signal);
+}
+
+/** Whether the client went away, and what to do when it does (abort the upstream exchange). */
+interface ClientState {
+  gone: boolean;
+  onGone: (() => void) | undefined;
+}
+
+/** After the headers are out, the only honest signal of a broken stream is to cut the connection. */
+function streamFailed(deps: ProxyDeps, log: RequestLog, res: ServerResponse, error: unknown): void {
+  log.outcome = 'upstream_stream_error';
+  logEvent(deps.logger, 'warn', 'stream_error', { id: log.id, error: safeErrorName(error) });
+  res.destroy();
 }
 
 /** Refuses the request: logs names and surfaces, throws the 403 the client will see. */
@@ -195,29 +237,42 @@ function block(deps: ProxyDeps, set: SecretSet, log: RequestLog, findings: Findi
   );
 }
 
-async function respond(
+/** Writes one upstream response to the client: restores (and strips frames) when needed, with backpressure. */
+interface ResponseWriter {
+  /** An upstream body chunk; false asks the upstream to pause until the client drains. */
+  write(chunk: Buffer): boolean;
+  /** The upstream body ended: flush what the transform holds and end the response. */
+  end(): void;
+  /** The upstream failed mid-body: drop whatever is pending. */
+  abandon(): void;
+}
+
+function createResponseWriter(
   deps: ProxyDeps,
   adapter: StreamAdapter,
-  up: { status: number; headers: import('node:http').IncomingHttpHeaders; body: Readable },
+  status: number,
+  headers: IncomingHttpHeaders,
   res: ServerResponse,
   set: SecretSet,
   log: RequestLog,
-  signal: AbortSignal,
-): Promise<void> {
-  const contentType = String(up.headers['content-type'] ?? '');
-  const codings = parseContentEncoding(up.headers['content-encoding'] as string | undefined);
+  call: UpstreamCall,
+  done: (failure?: unknown) => void,
+): ResponseWriter {
+  const contentType = String(headers['content-type'] ?? '');
+  const codings = parseContentEncoding(headers['content-encoding'] as string | undefined);
   const decodable = codings.every((c) => SUPPORTED_CODINGS.has(c));
   // Frames are stripped from every response while watermarking is on, so nothing to restore is not enough to pass through.
   const nothingToDo = set.size === 0 && deps.watermarker === undefined;
   const mode = nothingToDo || !decodable ? 'passthrough' : restoreMode(contentType);
 
   const rewritten = mode !== 'passthrough';
-  res.writeHead(up.status, clientHeaders(up.headers, rewritten, log.id));
-  // Send headers now: the client's time to first byte is the upstream's, not ours.
-  res.flushHeaders();
-
-  let source: Readable = up.body;
-  if (rewritten && codings.length > 0) source = decompress(up.body, codings);
+  res.writeHead(status, clientHeaders(headers, rewritten, log.id));
+  // The client's time to first byte is the upstream's, not ours: when no body byte came with the
+  // headers (checked once the parser's current pass is over), send them on their own.
+  let wroteBody = false;
+  queueMicrotask(() => {
+    if (!wroteBody && !res.writableEnded && !res.destroyed) res.flushHeaders();
+  });
 
   let transform: ChunkTransform | undefined;
   let sniffing = mode === 'sniff';
@@ -232,45 +287,93 @@ async function respond(
   };
   if (mode === 'sse' || mode === 'json' || mode === 'text') transform = makeTransform(mode);
 
-  const sink = new Writable({
-    highWaterMark: 64 * 1024,
-    write(chunk: Buffer, _enc, cb) {
-      if (sniffing) {
-        transform = makeTransform(sniffMode(chunk));
-        sniffing = false;
+  let failed = false;
+  let waiting = false;
+  const fail = (error: unknown): void => {
+    if (failed) return;
+    failed = true;
+    call.abort();
+    done(error);
+  };
+  /** Writes pieces; false when the client's buffer is full. */
+  const send = (pieces: Buffer[]): boolean => {
+    let ok = true;
+    for (const p of pieces) {
+      if (p.length === 0) continue;
+      wroteBody = true;
+      log.bytesOut += p.length;
+      ok = res.write(p);
+    }
+    return ok || res.destroyed;
+  };
+  /** Transforms and writes one decoded chunk; false when the client's buffer is full. */
+  const push = (chunk: Buffer): boolean => {
+    if (sniffing) {
+      transform = makeTransform(sniffMode(chunk));
+      sniffing = false;
+    }
+    let pieces: Buffer[];
+    try {
+      pieces = transform === undefined ? [chunk] : transform.push(chunk);
+    } catch (e) {
+      fail(e);
+      return true;
+    }
+    return send(pieces);
+  };
+  const finish = (): void => {
+    if (failed) return;
+    let pieces: Buffer[] = [];
+    try {
+      if (transform !== undefined) pieces = transform.end();
+    } catch (e) {
+      fail(e);
+      return;
+    }
+    // Written in the tick of the last chunk, so body tail and end share one write.
+    send(pieces);
+    res.end(() => done());
+  };
+  const whenDrained = (resume: () => void): void => {
+    if (waiting) return;
+    waiting = true;
+    res.once('drain', () => {
+      waiting = false;
+      resume();
+    });
+  };
+
+  if (rewritten && codings.length > 0) {
+    const decoder = decompress(codings);
+    decoder.output.on('data', (c: Buffer) => {
+      if (!failed && !push(c)) {
+        decoder.output.pause();
+        whenDrained(() => decoder.output.resume());
       }
-      let pieces: Buffer[];
-      try {
-        pieces = transform === undefined ? [chunk] : transform.push(chunk);
-      } catch (e) {
-        cb(e as Error);
-        return;
-      }
-      writeAll(res, pieces, log, cb);
-    },
-    final(cb) {
-      let pieces: Buffer[] = [];
-      try {
-        if (transform !== undefined) pieces = transform.end();
-      } catch (e) {
-        cb(e as Error);
-        return;
-      }
-      writeAll(res, pieces, log, (e) => {
-        if (e) return cb(e);
-        res.end(() => cb());
-      });
-    },
-  });
-  try {
-    await pipeline(source, sink, { signal });
-  } catch (error) {
-    if (signal.aborted) throw new FictaError('FICTA_CLIENT_ABORTED', 'response: client went away', { cause: error });
-    log.outcome = 'upstream_stream_error';
-    logEvent(deps.logger, 'warn', 'stream_error', { id: log.id, error: safeErrorName(error) });
-    // Headers are out: the only honest signal left is to cut the connection.
-    res.destroy();
+    });
+    decoder.output.once('end', finish);
+    decoder.output.once('error', (e) => fail(e));
+    return {
+      write(chunk) {
+        if (failed || decoder.input.write(chunk)) return true;
+        decoder.input.once('drain', () => call.resume());
+        return false;
+      },
+      end: () => decoder.input.end(),
+      abandon: () => decoder.destroy(),
+    };
   }
+  return {
+    write(chunk) {
+      if (failed || push(chunk)) return true;
+      whenDrained(() => call.resume());
+      return false;
+    },
+    end: finish,
+    abandon() {
+      failed = true;
+    },
+  };
 }
 
 /** Two chunk transforms in sequence. */
@@ -285,18 +388,6 @@ function chain(first: ChunkTransform, second: ChunkTransform): ChunkTransform {
     push: (chunk) => through(first.push(chunk)),
     end: () => [...through(first.end()), ...second.end()],
   };
-}
-
-function writeAll(res: ServerResponse, pieces: Buffer[], log: RequestLog, cb: (e?: Error | null) => void): void {
-  if (pieces.length === 0) return cb();
-  let ok = true;
-  for (const p of pieces) {
-    if (p.length === 0) continue;
-    log.bytesOut += p.length;
-    ok = res.write(p);
-  }
-  if (ok || res.destroyed) cb();
-  else res.once('drain', () => cb());
 }
 
 type RestoreMode = 'sse' | 'json' | 'text' | 'sniff' | 'passthrough';
@@ -317,14 +408,15 @@ function sniffMode(first: Buffer): 'sse' | 'json' | 'text' {
   return 'text';
 }
 
-function decompress(body: Readable, codings: readonly string[]): Readable {
-  let stream: Readable = body;
-  for (let i = codings.length - 1; i >= 0; i--) {
-    const c = codings[i];
-    const d = c === 'br' ? createBrotliDecompress() : c === 'deflate' ? createInflate() : createGunzip();
-    stream = stream.pipe(d);
+/** Decoders for the codings in the order they were applied (undone in reverse): write to `input`, read `output`. */
+function decompress(codings: readonly string[]): { input: Transform; output: Transform; destroy(): void } {
+  const stages = [...codings].reverse().map((c): Transform => (c === 'br' ? createBrotliDecompress() : c === 'deflate' ? createInflate() : createGunzip()));
+  for (let i = 0; i + 1 < stages.length; i++) {
+    const next = stages[i + 1] as Transform;
+    (stages[i] as Transform).pipe(next);
+    (stages[i] as Transform).on('error', (e) => next.destroy(e));
   }
-  return stream;
+  return { input: stages[0] as Transform, output: stages[stages.length - 1] as Transform, destroy: () => stages.forEach((d) => d.destroy()) };
 }
 
 function headerValue(headers: HeaderList, name: string): string | undefined {

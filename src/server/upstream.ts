@@ -1,10 +1,12 @@
 // The upstream client: the only module that imports undici. One connection-pooling Agent for all
-// upstreams; errors before response headers become 502 (unreachable) or 504 (timed out).
+// upstreams, driven through `dispatch` callbacks rather than `request()`: body chunks reach the proxy
+// in the same tick the parser produces them (no Readable, no promise per chunk), so the response
+// headers, the body and its end leave in as few writes as the bytes allow. Errors before the response
+// headers become 502 (unreachable) or 504 (timed out).
 
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Readable } from 'node:stream';
-import { Agent } from 'undici';
-import { FictaError } from '../errors.ts';
+import { Agent, type Dispatcher } from 'undici';
+import { FictaError, isFictaError } from '../errors.ts';
 
 export interface UpstreamLimits {
   connectTimeoutMs: number;
@@ -21,17 +23,32 @@ export interface UpstreamRequest {
   /** Flat [name, value, name, value, …] list. */
   headers: string[];
   body: Buffer | undefined;
-  signal: AbortSignal;
 }
 
-export interface UpstreamResponse {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: Readable;
+/** Receives one upstream exchange. Callbacks run in the tick the bytes were parsed in. */
+export interface UpstreamHandler {
+  /** The response status and headers (lowercase names). */
+  onHead(status: number, headers: IncomingHttpHeaders): void;
+  /** A body chunk; return false to pause the body until {@link UpstreamCall.resume}. */
+  onData(chunk: Buffer): boolean;
+  onEnd(): void;
+  /**
+   * The exchange failed. Before the head, `error` is FICTA_UPSTREAM_UNREACHABLE (502),
+   * FICTA_UPSTREAM_TIMEOUT (504) or FICTA_CLIENT_ABORTED; after it, the transport's own error.
+   */
+  onError(error: unknown, afterHead: boolean): void;
+}
+
+/** Control over an exchange in flight. */
+export interface UpstreamCall {
+  /** Resumes a body paused by onData returning false. */
+  resume(): void;
+  /** Aborts the exchange; the handler then hears onError with FICTA_CLIENT_ABORTED, unless it already ended. */
+  abort(): void;
 }
 
 export interface UpstreamClient {
-  request(req: UpstreamRequest): Promise<UpstreamResponse>;
+  dispatch(req: UpstreamRequest, handler: UpstreamHandler): UpstreamCall;
   close(): Promise<void>;
 }
 
@@ -50,20 +67,52 @@ export function createUpstreamClient(limits: UpstreamLimits): UpstreamClient {
     connections: 128,
   });
   return {
-    async request(req) {
+    dispatch(req, handler) {
+      let controller: Dispatcher.DispatchController | undefined;
+      let afterHead = false;
+      let done = false;
+      let abortReason: FictaError | undefined;
+      const fail = (error: unknown): void => {
+        if (done) return;
+        done = true;
+        handler.onError(afterHead ? error : toUpstreamError(abortReason ?? error, req.origin), afterHead);
+      };
       try {
-        const res = await agent.request({
-          origin: req.origin,
-          path: req.path,
-          method: req.method as 'GET',
-          headers: req.headers,
-          body: req.body ?? null,
-          signal: req.signal,
-        });
-        return { status: res.statusCode, headers: res.headers, body: res.body };
-      } catch (cause) {
-        throw toUpstreamError(cause, req.origin);
+        agent.dispatch(
+          { origin: req.origin, path: req.path, method: req.method as Dispatcher.HttpMethod, headers: req.headers, body: req.body ?? null },
+          {
+            onRequestStart(c) {
+              controller = c;
+              if (abortReason !== undefined) c.abort(abortReason);
+            },
+            onResponseStart(_c, status, headers) {
+              afterHead = true;
+              handler.onHead(status, headers as IncomingHttpHeaders);
+            },
+            onResponseData(c, chunk) {
+              if (!done && !handler.onData(chunk)) c.pause();
+            },
+            onResponseEnd() {
+              if (done) return;
+              done = true;
+              handler.onEnd();
+            },
+            onResponseError(_c, error) {
+              fail(error);
+            },
+          },
+        );
+      } catch (error) {
+        fail(error);
       }
+      return {
+        resume: () => controller?.resume(),
+        abort: () => {
+          if (done || abortReason !== undefined) return;
+          abortReason = new FictaError('FICTA_CLIENT_ABORTED', 'upstream: request aborted by the client');
+          controller?.abort(abortReason);
+        },
+      };
     },
     async close() {
       await agent.close();
@@ -73,6 +122,7 @@ export function createUpstreamClient(limits: UpstreamLimits): UpstreamClient {
 
 /** Maps a transport error to FICTA_UPSTREAM_TIMEOUT (504) or FICTA_UPSTREAM_UNREACHABLE (502). */
 export function toUpstreamError(cause: unknown, origin: string): FictaError {
+  if (isFictaError(cause, 'FICTA_CLIENT_ABORTED')) return cause;
   const code = errorCode(cause);
   if (code === 'UND_ERR_ABORTED' || (cause as Error | null)?.name === 'AbortError') {
     return new FictaError('FICTA_CLIENT_ABORTED', 'upstream: request aborted by the client', { cause });
