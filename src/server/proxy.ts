@@ -237,6 +237,14 @@ function block(deps: ProxyDeps, set: SecretSet, log: RequestLog, findings: Findi
   );
 }
 
+/**
+ * How much may wait in the client's socket buffer before the upstream is paused. Node's http writes
+ * are corked until the end of the tick, so a 50 KiB chunk always reports "full" against the 16 KiB
+ * default; pausing there cost an event-loop turn before undici reported the end of the body, and the
+ * end then left in a write of its own (50 KiB JSON, c16: 0.644 → 0.609 ms CPU per request).
+ */
+const CLIENT_BUFFER_BYTES = 1024 * 1024;
+
 /** Writes one upstream response to the client: restores (and strips frames) when needed, with backpressure. */
 interface ResponseWriter {
   /** An upstream body chunk; false asks the upstream to pause until the client drains. */
@@ -295,16 +303,15 @@ function createResponseWriter(
     call.abort();
     done(error);
   };
-  /** Writes pieces; false when the client's buffer is full. */
+  /** Writes pieces; false when the client has more than CLIENT_BUFFER_BYTES waiting. */
   const send = (pieces: Buffer[]): boolean => {
-    let ok = true;
     for (const p of pieces) {
       if (p.length === 0) continue;
       wroteBody = true;
       log.bytesOut += p.length;
-      ok = res.write(p);
+      res.write(p);
     }
-    return ok || res.destroyed;
+    return res.writableLength < CLIENT_BUFFER_BYTES || res.destroyed;
   };
   /** Transforms and writes one decoded chunk; false when the client's buffer is full. */
   const push = (chunk: Buffer): boolean => {
