@@ -11,18 +11,50 @@ const inflateAsync = promisify(inflate);
 const inflateRawAsync = promisify(inflateRaw);
 const brotliAsync = promisify(brotliDecompress);
 
-/** Reads the whole body of `req`, refusing (FICTA_BODY_TOO_LARGE) past `maxBytes`. */
-export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+/**
+ * Reads the whole body of `req`, refusing (FICTA_BODY_TOO_LARGE) past `maxBytes`. Plain 'data'/'end'
+ * listeners, not `for await`: the async iterator cost a promise per chunk and 1 % of the proxy's CPU.
+ */
+export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
   const declared = req.headers['content-length'];
-  if (declared !== undefined && Number(declared) > maxBytes) throw tooLarge(maxBytes, 'request body');
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) throw tooLarge(maxBytes, 'request body');
-    chunks.push(chunk);
-  }
-  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+  if (declared !== undefined && Number(declared) > maxBytes) return Promise.reject(tooLarge(maxBytes, 'request body'));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const cleanup = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        cleanup();
+        // Discard the rest: destroying the request would cut the connection before the 413 is read.
+        req.resume();
+        reject(tooLarge(maxBytes, 'request body'));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      cleanup();
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+    };
+    const onError = (error: Error): void => {
+      cleanup();
+      reject(error);
+    };
+    const onClose = (): void => {
+      cleanup();
+      reject(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
 }
 
 /** The codings of a content-encoding header in the order they were applied (`identity` dropped). */
