@@ -1,6 +1,6 @@
 // Summarises a V8 CPU profile (`node --cpu-prof`): self time by function and by package/file, so a
 // missed target can be explained from the profile of the process that missed it.
-// Run: node --import tsx bench/profile-summary.ts FILE.cpuprofile [--top 30]
+// Run: node --import tsx bench/profile-summary.ts FILE.cpuprofile [--top 30] [--skip-ms 2000 (start-up)]
 // To profile ficta inside the harness: ficta bench --ficta-bin bench/ficta-profiled.sh … (writes to $FICTA_PROF_DIR)
 
 import { readFileSync } from 'node:fs';
@@ -20,8 +20,9 @@ interface Profile {
   endTime: number;
 }
 
-const { values, positionals } = parseArgs({ options: { top: { type: 'string' } }, allowPositionals: true, strict: true });
+const { values, positionals } = parseArgs({ options: { top: { type: 'string' }, 'skip-ms': { type: 'string' } }, allowPositionals: true, strict: true });
 const top = Number(values.top ?? 30);
+const skipUs = Number(values['skip-ms'] ?? 0) * 1000;
 if (positionals.length === 0) {
   process.stderr.write('usage: profile-summary.ts FILE.cpuprofile… [--top N]\n');
   process.exit(2);
@@ -31,8 +32,13 @@ for (const file of positionals) {
   const p = JSON.parse(readFileSync(file, 'utf8')) as Profile;
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const self = new Map<number, number>();
-  for (let i = 0; i < p.samples.length; i++) self.set(p.samples[i] as number, (self.get(p.samples[i] as number) ?? 0) + (p.timeDeltas[i] ?? 0));
-  const totalUs = p.endTime - p.startTime;
+  let t = 0;
+  for (let i = 0; i < p.samples.length; i++) {
+    t += p.timeDeltas[i] ?? 0;
+    if (t < skipUs) continue;
+    self.set(p.samples[i] as number, (self.get(p.samples[i] as number) ?? 0) + (p.timeDeltas[i] ?? 0));
+  }
+  const totalUs = p.endTime - p.startTime - skipUs;
   const fn = new Map<string, number>();
   const area = new Map<string, number>();
   for (const [id, us] of self) {

@@ -101,6 +101,8 @@ export interface Target extends TargetSpec {
   url: string;
   child: Child | undefined;
   pools: Map<number, Pool>;
+  /** performance.now() when it was ready. */
+  readyAt: number;
 }
 
 export interface E2eResult extends Summary {
@@ -138,6 +140,8 @@ export interface HarnessOptions {
   /** Another proxy: a shell command with {UPSTREAM}, {PORT} and optionally {ENV_FILE}. */
   proxyCmd?: string;
   proxyLabel?: string;
+  /** Also start the memory checks' ficta with this many secrets now, so it has long been idle when they run. */
+  memorySecrets?: number;
   workDir: string;
   log: (line: string) => void;
 }
@@ -150,6 +154,8 @@ export interface Harness {
   secrets: string[];
   planted: string[];
   placeholders: string[];
+  /** The memory checks' ficta, when asked for. */
+  memoryTarget: Target | undefined;
   /** Starts one more ficta with the first `n` corpus secrets. */
   startFicta(label: string, n: number, config?: { watermark: boolean }): Promise<Target>;
   close(): Promise<void>;
@@ -198,13 +204,15 @@ export async function startHarness(options: HarnessOptions, plan: E2ePlan): Prom
       logDir: options.workDir,
       ready: { stdout: /ficta listening on (http:\/\/\S+)/ },
     });
-    const t: Target = { name: label, secrets: n, url: match, child, pools: new Map() };
+    const t: Target = { name: label, secrets: n, url: match, child, pools: new Map(), readyAt: performance.now() };
     started.push(t);
     return t;
   };
 
-  const targets: Target[] = [{ name: 'direct', secrets: undefined, url: upstreamUrl, child: undefined, pools: new Map() }];
+  const targets: Target[] = [{ name: 'direct', secrets: undefined, url: upstreamUrl, child: undefined, pools: new Map(), readyAt: performance.now() }];
+  let memoryTarget: Target | undefined;
   try {
+    const memoryStart = options.memorySecrets === undefined ? undefined : startFicta(`ficta-memory-${countLabel(options.memorySecrets)}`, options.memorySecrets);
     const fictas = await Promise.all([
       // The plumbing alone: no secrets and no watermark stage (DESIGN §6's no-op variant).
       startFicta('ficta-passthrough', 0, { watermark: false }),
@@ -213,12 +221,13 @@ export async function startHarness(options: HarnessOptions, plan: E2ePlan): Prom
       ...plan.redactCounts.map((n) => startFicta(`ficta-redact-${countLabel(n)}`, n)),
     ]);
     targets.push(...fictas);
+    memoryTarget = await memoryStart;
     if (options.proxyCmd !== undefined) {
       const port = await freePort();
       const cmd = options.proxyCmd.replaceAll('{UPSTREAM}', upstreamUrl).replaceAll('{PORT}', String(port)).replaceAll('{ENV_FILE}', envFile(Math.max(...plan.redactCounts)));
       const label = options.proxyLabel ?? 'other';
       const { child } = await spawnChild({ label, command: '/bin/sh', args: ['-c', cmd], env: { ...process.env }, logDir: options.workDir, ready: { port } });
-      const t: Target = { name: label, secrets: undefined, url: `http://127.0.0.1:${port}`, child, pools: new Map() };
+      const t: Target = { name: label, secrets: undefined, url: `http://127.0.0.1:${port}`, child, pools: new Map(), readyAt: performance.now() };
       started.push(t);
       targets.push(t);
     }
@@ -234,6 +243,7 @@ export async function startHarness(options: HarnessOptions, plan: E2ePlan): Prom
     secrets,
     planted,
     placeholders,
+    memoryTarget,
     startFicta,
     async close() {
       const all = new Set([...targets, ...started]);

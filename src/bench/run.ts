@@ -51,7 +51,8 @@ export async function runBench(options: RunOptions): Promise<BenchReport> {
   const results: BenchReport['results'] = [];
   const log = options.log;
 
-  if (options.sections.includes('micro')) {
+  const runMicroSection = async (): Promise<void> => {
+    if (!options.sections.includes('micro')) return;
     const m = MICRO[options.mode];
     const cases = [...redactGateCases(m.counts, m.sizes), ...restoreCases(m.counts, m.sizes)].filter((c) => options.filter === undefined || c.name.includes(options.filter));
     log(`micro: ${cases.length} cases`);
@@ -62,12 +63,16 @@ export async function runBench(options: RunOptions): Promise<BenchReport> {
         onResult: (r) => log(`  ${r.name.padEnd(52)} p50 ${r.p50.toFixed(4)} ms${r.msPerMB === undefined ? '' : `, ${r.msPerMB.toFixed(3)} ms/MB`}`),
       })),
     );
-  }
+  };
 
-  if (options.sections.includes('e2e') || options.sections.includes('memory')) {
+  if (!options.sections.includes('e2e') && !options.sections.includes('memory')) {
+    await runMicroSection();
+  } else {
     const workDir = mkdtempSync(join(tmpdir(), 'ficta-bench-'));
     const plan = { ...PLANS[options.mode], ...(options.filter === undefined ? {} : { filter: options.filter }) };
     try {
+      // Child processes first: the memory checks' proxy then idles through the micro and e2e sections
+      // (its idle RSS is read once V8 has settled), and start-up work never overlaps a timed section.
       const harness = await startHarness(
         {
           mode: options.mode,
@@ -76,10 +81,12 @@ export async function runBench(options: RunOptions): Promise<BenchReport> {
           log,
           ...(options.proxyCmd === undefined ? {} : { proxyCmd: options.proxyCmd }),
           ...(options.proxyLabel === undefined ? {} : { proxyLabel: options.proxyLabel }),
+          ...(options.sections.includes('memory') ? { memorySecrets: MEMORY_PLANS[options.mode].secrets } : {}),
         },
         options.sections.includes('e2e') ? plan : { ...plan, redactCounts: [], watermarkOnly: false },
       );
       try {
+        await runMicroSection();
         if (options.sections.includes('e2e')) results.push(...(await runScenarios(harness, plan, log)));
         if (options.sections.includes('memory')) results.push(...(await runMemoryChecks(harness, MEMORY_PLANS[options.mode], log)));
       } finally {
