@@ -14,10 +14,14 @@ import { createSseRestorer } from '../restore/sse-restorer.ts';
 import { makeMessagesBody, makeMessagesResponse, makeMessagesSse, makeSecrets, SIZES, streamedText, type SizeName } from './corpus.ts';
 import { summarize, type Summary } from './stats.ts';
 
-/** One timed operation. */
+/** One timed operation; its inputs are built only when it runs (filtered-out cases cost nothing). */
 export interface MicroCase {
   /** `micro/<operation>/<variant>/<secrets>/<size>`. */
   name: string;
+  prepare(): PreparedCase;
+}
+
+export interface PreparedCase {
   /** Input bytes per call (0 when a rate makes no sense, e.g. a build). */
   bytes: number;
   fn: () => unknown;
@@ -74,27 +78,36 @@ function redactAndGate(set: SecretSet, body: Buffer): Buffer {
 /** Automaton build over the raw values, and the whole secret-set compile a reload does (every form, placeholders). */
 export function buildCases(counts: readonly number[]): MicroCase[] {
   return counts.flatMap((n) => {
-    const { set } = benchSecretSet(n);
-    const patterns = set.values.map((v) => Buffer.from(v, 'utf8'));
-    const entries = set.values.map((value, i) => ({ name: `SECRET_${i}`, value }));
     const matcherName = `micro/matcher-build/raw/${countLabel(n)}`;
     const setName = `micro/secret-set-build/all-forms/${countLabel(n)}`;
+    const patterns = (): Buffer[] => benchSecretSet(n).set.values.map((v) => Buffer.from(v, 'utf8'));
     return [
       {
         name: matcherName,
-        bytes: 0,
-        fn: () => createMatcher(patterns),
-        check: () => {
-          if (createMatcher(patterns).patternCount !== patterns.length) fail(matcherName, 'wrong pattern count');
+        prepare: () => {
+          const p = patterns();
+          return {
+            bytes: 0,
+            fn: () => createMatcher(p),
+            check: () => {
+              if (createMatcher(p).patternCount !== p.length) fail(matcherName, 'wrong pattern count');
+            },
+          };
         },
       },
       {
         name: setName,
-        bytes: 0,
-        fn: () => buildSecretSet(entries, BENCH_PLACEHOLDER_KEY),
-        check: () => {
-          const built = buildSecretSet(entries, BENCH_PLACEHOLDER_KEY);
-          if (built.size !== n || built.placeholders[0] !== set.placeholders[0]) fail(setName, 'wrong set');
+        prepare: () => {
+          const { set } = benchSecretSet(n);
+          const entries = set.values.map((value, i) => ({ name: `SECRET_${i}`, value }));
+          return {
+            bytes: 0,
+            fn: () => buildSecretSet(entries, BENCH_PLACEHOLDER_KEY),
+            check: () => {
+              const built = buildSecretSet(entries, BENCH_PLACEHOLDER_KEY);
+              if (built.size !== n || built.placeholders[0] !== set.placeholders[0]) fail(setName, 'wrong set');
+            },
+          };
         },
       },
     ];
@@ -103,132 +116,147 @@ export function buildCases(counts: readonly number[]): MicroCase[] {
 
 /** Raw automaton scan of a request body with no registered value in it. */
 export function matcherScanCases(counts: readonly number[], sizes: readonly SizeName[]): MicroCase[] {
-  const out: MicroCase[] = [];
-  for (const n of counts) {
-    const { set } = benchSecretSet(n);
-    for (const size of sizes) {
-      const body = makeMessagesBody(SIZES[size]);
-      const name = `micro/matcher-scan/no-hits/${countLabel(n)}/${size}`;
-      out.push({
-        name,
-        bytes: body.length,
-        fn: () => set.matcher.scan(body),
-        check: () => {
-          if (set.matcher.scan(body).count !== 0) fail(name, 'found a value in a clean body');
-        },
-      });
-    }
-  }
-  return out;
+  return grid(counts, sizes).map(([n, size]) => {
+    const name = `micro/matcher-scan/no-hits/${countLabel(n)}/${size}`;
+    return {
+      name,
+      prepare: () => {
+        const { set } = benchSecretSet(n);
+        const body = makeMessagesBody(SIZES[size]);
+        return {
+          bytes: body.length,
+          fn: () => set.matcher.scan(body),
+          check: () => {
+            if (set.matcher.scan(body).count !== 0) fail(name, 'found a value in a clean body');
+          },
+        };
+      },
+    };
+  });
 }
 
 /** Redact + gate (inspect → replace → gate on the exact bytes): no hits, hits, and a `\u`-escaped body with hits. */
 export function redactGateCases(counts: readonly number[], sizes: readonly SizeName[]): MicroCase[] {
-  const out: MicroCase[] = [];
-  for (const n of counts) {
-    const { set, values } = benchSecretSet(n);
-    const planted = spread(values, MICRO_HITS);
-    for (const size of sizes) {
-      const variants: Array<[string, Buffer]> = [
-        ['no-hits', makeMessagesBody(SIZES[size])],
-        ['hits', makeMessagesBody(SIZES[size], { plant: planted })],
-        ['u-escapes-hits', makeMessagesBody(SIZES[size], { plant: planted, asciiEscapes: true })],
-      ];
-      for (const [variant, body] of variants) {
-        const name = `micro/redact-gate/${variant}/${countLabel(n)}/${size}`;
-        out.push({
-          name,
-          bytes: body.length,
-          fn: () => redactAndGate(set, body),
-          check: () => {
-            const r = redactAndGate(set, body);
-            if (variant === 'no-hits') {
-              if (r !== body) fail(name, 'a clean body was rewritten');
-              return;
-            }
-            for (const v of planted) if (r.includes(v)) fail(name, 'a planted value survived');
-            const placeholders = planted.map((v) => set.placeholders[set.values.indexOf(v)] as string);
-            for (const p of placeholders) if (!r.includes(p)) fail(name, 'a planted value was not replaced by its placeholder');
-          },
-        });
-      }
-    }
-  }
-  return out;
+  const variants = ['no-hits', 'hits', 'u-escapes-hits'] as const;
+  return grid(counts, sizes).flatMap(([n, size]) =>
+    variants.map((variant): MicroCase => {
+      const name = `micro/redact-gate/${variant}/${countLabel(n)}/${size}`;
+      return {
+        name,
+        prepare: () => {
+          const { set, values } = benchSecretSet(n);
+          const planted = spread(values, MICRO_HITS);
+          const body =
+            variant === 'no-hits' ? makeMessagesBody(SIZES[size]) : makeMessagesBody(SIZES[size], { plant: planted, asciiEscapes: variant === 'u-escapes-hits' });
+          return {
+            bytes: body.length,
+            fn: () => redactAndGate(set, body),
+            check: () => {
+              const r = redactAndGate(set, body);
+              if (variant === 'no-hits') {
+                if (r !== body) fail(name, 'a clean body was rewritten');
+                return;
+              }
+              for (const v of planted) if (r.includes(v)) fail(name, 'a planted value survived');
+              const placeholders = planted.map((v) => set.placeholders[set.values.indexOf(v)] as string);
+              for (const p of placeholders) if (!r.includes(p)) fail(name, 'a planted value was not replaced by its placeholder');
+            },
+          };
+        },
+      };
+    }),
+  );
 }
 
-/** JSON and SSE response restore with placeholders (split across chunks and, for SSE, across events). */
+/** JSON and SSE response restore: no placeholder, and placeholders split across chunks (and, for SSE, across events). */
 export function restoreCases(counts: readonly number[], sizes: readonly SizeName[]): MicroCase[] {
-  const out: MicroCase[] = [];
-  for (const n of counts) {
-    const { set, values } = benchSecretSet(n);
-    const planted = spread(values, MICRO_HITS);
-    const placeholders = planted.map((v) => set.placeholders[set.values.indexOf(v)] as string);
-    for (const size of sizes) {
-      const clean = makeMessagesResponse(SIZES[size]);
-      const cleanChunks = chunks(clean, RESTORE_CHUNK_BYTES);
-      const cleanName = `micro/restore-json/no-placeholders/${countLabel(n)}/${size}`;
-      const runClean = (): Buffer[] => feed(createBodyRestorer(set, 'json', createRestoreStats()), cleanChunks);
-      out.push({
+  return grid(counts, sizes).flatMap(([n, size]): MicroCase[] => {
+    const label = `${countLabel(n)}/${size}`;
+    const inputs = (): { set: SecretSet; planted: string[]; placeholders: string[] } => {
+      const { set, values } = benchSecretSet(n);
+      const planted = spread(values, MICRO_HITS);
+      return { set, planted, placeholders: planted.map((v) => set.placeholders[set.values.indexOf(v)] as string) };
+    };
+    const cleanName = `micro/restore-json/no-placeholders/${label}`;
+    const jsonName = `micro/restore-json/placeholders/${label}`;
+    const sseName = `micro/restore-sse/split-placeholders/${label}`;
+    return [
+      {
         name: cleanName,
-        bytes: clean.length,
-        fn: runClean,
-        check: () => {
-          const got = runClean();
-          if (got.length !== cleanChunks.length || got.some((b, i) => b !== cleanChunks[i])) fail(cleanName, 'clean chunks were not passed through as they came');
+        prepare: () => {
+          const { set } = inputs();
+          const clean = makeMessagesResponse(SIZES[size]);
+          const cleanChunks = chunks(clean, RESTORE_CHUNK_BYTES);
+          const run = (): Buffer[] => feed(createBodyRestorer(set, 'json', createRestoreStats()), cleanChunks);
+          return {
+            bytes: clean.length,
+            fn: run,
+            check: () => {
+              const got = run();
+              if (got.length !== cleanChunks.length || got.some((b, i) => b !== cleanChunks[i])) fail(cleanName, 'clean chunks were not passed through as they came');
+            },
+          };
         },
-      });
-
-      const json = makeMessagesResponse(SIZES[size], placeholders);
-      const jsonChunks = chunks(json, RESTORE_CHUNK_BYTES);
-      const jsonName = `micro/restore-json/placeholders/${countLabel(n)}/${size}`;
-      const runJson = (): Buffer[] => feed(createBodyRestorer(set, 'json', createRestoreStats()), jsonChunks);
-      out.push({
+      },
+      {
         name: jsonName,
-        bytes: json.length,
-        fn: runJson,
-        check: () => {
-          const got = Buffer.concat(runJson()).toString('utf8');
-          let want = json.toString('utf8');
-          placeholders.forEach((p, i) => (want = want.replace(p, planted[i] as string)));
-          if (got !== want) fail(jsonName, 'restored body differs from the expected one');
+        prepare: () => {
+          const { set, planted, placeholders } = inputs();
+          const json = makeMessagesResponse(SIZES[size], placeholders);
+          const jsonChunks = chunks(json, RESTORE_CHUNK_BYTES);
+          const run = (): Buffer[] => feed(createBodyRestorer(set, 'json', createRestoreStats()), jsonChunks);
+          return {
+            bytes: json.length,
+            fn: run,
+            check: () => {
+              let want = json.toString('utf8');
+              placeholders.forEach((p, i) => (want = want.replace(p, planted[i] as string)));
+              if (Buffer.concat(run()).toString('utf8') !== want) fail(jsonName, 'restored body differs from the expected one');
+            },
+          };
         },
-      });
-
-      const sse = makeMessagesSse(SIZES[size], 1, placeholders);
-      const sseBody = Buffer.concat([sse.head, ...sse.ticks, sse.tail]);
-      const sseChunks = chunks(sseBody, RESTORE_CHUNK_BYTES);
-      const sseName = `micro/restore-sse/split-placeholders/${countLabel(n)}/${size}`;
-      const runSse = (): Buffer[] => feed(createSseRestorer(set, anthropicMessages, createRestoreStats(), { maxEventBytes: 32 * 1024 * 1024 }), sseChunks);
-      out.push({
+      },
+      {
         name: sseName,
-        bytes: sseBody.length,
-        fn: runSse,
-        check: () => {
-          let want = sse.text;
-          placeholders.forEach((p, i) => (want = want.replace(p, planted[i] as string)));
-          if (streamedText(Buffer.concat(runSse())) !== want) fail(sseName, 'restored text differs from the expected one');
+        prepare: () => {
+          const { set, planted, placeholders } = inputs();
+          const sse = makeMessagesSse(SIZES[size], 1, placeholders);
+          const sseBody = Buffer.concat([sse.head, ...sse.ticks, sse.tail]);
+          const sseChunks = chunks(sseBody, RESTORE_CHUNK_BYTES);
+          const run = (): Buffer[] => feed(createSseRestorer(set, anthropicMessages, createRestoreStats(), { maxEventBytes: 32 * 1024 * 1024 }), sseChunks);
+          return {
+            bytes: sseBody.length,
+            fn: run,
+            check: () => {
+              let want = sse.text;
+              placeholders.forEach((p, i) => (want = want.replace(p, planted[i] as string)));
+              if (streamedText(Buffer.concat(run())) !== want) fail(sseName, 'restored text differs from the expected one');
+            },
+          };
         },
-      });
-    }
-  }
-  return out;
+      },
+    ];
+  });
 }
 
-/** Checks every case, then times each with tinybench; `timeMs` per case after `warmupMs`. */
+function grid(counts: readonly number[], sizes: readonly SizeName[]): Array<[number, SizeName]> {
+  return counts.flatMap((n) => sizes.map((size): [number, SizeName] => [n, size]));
+}
+
+/** Prepares and checks each case, then times it with tinybench; `timeMs` per case after `warmupMs`. */
 export async function runMicro(cases: readonly MicroCase[], options: { timeMs: number; warmupMs: number; onResult?: (r: MicroResult) => void }): Promise<MicroResult[]> {
-  for (const c of cases) c.check();
   const results: MicroResult[] = [];
   for (const c of cases) {
+    const prepared = c.prepare();
+    prepared.check();
     // One Bench per case: a case's garbage is not collected on the next case's clock.
     const bench = new Bench({ time: options.timeMs, warmupTime: options.warmupMs, iterations: 5, warmupIterations: 2, retainSamples: true });
-    bench.add(c.name, c.fn);
+    bench.add(c.name, prepared.fn);
     await bench.run();
-    const task = bench.tasks[0];
-    const r = task?.result;
+    const r = bench.tasks[0]?.result;
     if (r === undefined || r.state !== 'completed') throw new Error(`bench: ${c.name} did not complete`);
     const s = summarize(r.latency.samples ?? []);
-    const result: MicroResult = { name: c.name, unit: 'ms', ...s, ...(c.bytes > 0 ? { msPerMB: s.p50 / (c.bytes / 1e6) } : {}) };
+    const result: MicroResult = { name: c.name, unit: 'ms', ...s, ...(prepared.bytes > 0 ? { msPerMB: s.p50 / (prepared.bytes / 1e6) } : {}) };
     results.push(result);
     options.onResult?.(result);
   }
