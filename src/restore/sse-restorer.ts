@@ -11,7 +11,7 @@ import type { SecretSet } from '../redact/secret-set.ts';
 import type { ChunkTransform } from './body-restorer.ts';
 import { depthWithinString, jsonDepthAt } from './context.ts';
 import { restoreBytes, type RestoreStats } from './restore-bytes.ts';
-import { buildEvent, formatEvent, lastEventEnd, parseEvent, splitEvents, type SseEvent } from './sse-frame.ts';
+import { buildEvent, formatEvent, lastEventEnd, nextEventEnd, parseEvent, splitEvents, type SseEvent } from './sse-frame.ts';
 
 interface Carry {
   /** Held-back text (the start of what may be a placeholder). */
@@ -168,7 +168,31 @@ export function createSseRestorer(set: SecretSet, adapter: StreamAdapter, stats:
   const processRegion = (region: Buffer): Buffer[] => {
     if (untouched(region)) return [region];
     const out: Buffer[] = [];
-    for (const block of splitEvents(region)) processEvent(block, out);
+    if (needsFilter(region)) {
+      for (const block of splitEvents(region)) processEvent(block, out);
+      return out;
+    }
+    // Only `~` and held text make an event worth parsing: the events before the next `~` pass through
+    // as one piece, unsplit (splitting every event of a 16 KiB region was half of SSE restore's time).
+    let pos = 0;
+    while (pos < region.length) {
+      if (carries.size === 0) {
+        const tilde = region.indexOf(PLACEHOLDER_FIRST_BYTE, pos);
+        if (tilde === -1) {
+          out.push(pos === 0 ? region : region.subarray(pos));
+          break;
+        }
+        const before = lastEventEnd(region.subarray(pos, tilde));
+        if (before > 0) {
+          out.push(region.subarray(pos, pos + before));
+          pos += before;
+        }
+      }
+      const end = nextEventEnd(region, pos);
+      const stop = end === -1 ? region.length : end;
+      processEvent(region.subarray(pos, stop), out);
+      pos = stop;
+    }
     return out;
   };
 
