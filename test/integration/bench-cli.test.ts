@@ -1,0 +1,76 @@
+// `ficta bench` as CI runs it: a smoke-sized run of the whole harness (mock upstream, proxies and load
+// client in separate processes), its JSON report, and the exit codes of a budget check. No timing
+// assertions: the figures of a smoke run mean nothing, only their presence and shape are checked.
+
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'ficta-bench-test-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const SHIPPED = JSON.parse(readFileSync(join(import.meta.dirname, '../../config/bench-budget.json'), 'utf8')) as { limits: Array<Record<string, unknown>> };
+
+describe('ficta bench', () => {
+  it('runs every section, reports JSON with the machine, and exits 1 when a budget limit is exceeded', async () => {
+    // The shipped limits made impossible: each must fail with a measured value, so every name in the
+    // shipped budget is one the run produces.
+    const impossible = join(dir, 'impossible.json');
+    writeFileSync(impossible, JSON.stringify({ limits: SHIPPED.limits.map(({ min: _min, ...l }) => ({ ...l, max: -1 })) }));
+    const r = await runCli(['bench', '--smoke', '--json', '--budget', impossible], { timeoutMs: 110_000 });
+
+    expect(r.code, r.stderr.slice(-2000)).toBe(1);
+    expect(r.stderr).toMatch(/^ficta: bench: budget exceeded: \d+ of \d+ limits/m);
+    const report = JSON.parse(r.stdout);
+    expect(report.mode).toBe('smoke');
+    expect(report.machine).toMatchObject({ node: process.version, cpus: expect.any(Number), cpu: expect.any(String), gitSha: expect.any(String) });
+    expect(report.measured.gitSha).toEqual(expect.any(String));
+
+    const byName = new Map<string, Record<string, any>>(report.results.map((x: Record<string, any>) => [x.name, x]));
+    for (const format of ['json', 'sse']) {
+      for (const c of [1, 16]) {
+        const direct = byName.get(`e2e/${format}/50KiB/c${c}/direct`);
+        expect(direct).toMatchObject({ p50: expect.any(Number), p95: expect.any(Number), p99: expect.any(Number), samples: expect.any(Number), errors: 0 });
+        for (const target of ['ficta-passthrough', 'ficta-redact-1k']) {
+          const x = byName.get(`e2e/${format}/50KiB/c${c}/${target}`);
+          expect(x, `${format} c${c} ${target}`).toMatchObject({ p50: expect.any(Number), addedP50Ms: expect.any(Number), cpuMsPerReq: expect.any(Number), rssMB: expect.any(Number), errors: 0 });
+          if (format === 'sse') expect(x?.addedTtftP50Ms).toEqual(expect.any(Number));
+        }
+        // The redacting target was verified before timing: nothing reached the upstream, placeholders came back restored.
+        expect(byName.get(`e2e/${format}/50KiB/c${c}/ficta-redact-1k`)?.verified).toEqual({ leaks: 0, restored: true });
+      }
+    }
+    const big = byName.get('memory/big-request/10k');
+    expect(big).toMatchObject({ costOverBody: expect.any(Number), forwardedMB: expect.any(Number) });
+    // The one memory figure robust enough to assert: a 32 MiB body costs ~2x its size (DESIGN §6: ~3x).
+    if (big?.peakReset === true) expect(big.costOverBody).toBeLessThan(5);
+    expect(byName.get('memory/long-sse/10k')?.peakMB).toEqual(expect.any(Number));
+    expect(byName.get('memory/sequential/10k')).toMatchObject({ errors: 0, latencyGrowth: expect.any(Number) });
+    expect(byName.get('micro/redact-gate/hits/1k/500KiB')?.msPerMB).toEqual(expect.any(Number));
+
+    expect(report.budget.pass).toBe(false);
+    expect(report.budget.checks.length).toBeGreaterThanOrEqual(SHIPPED.limits.length);
+    for (const check of report.budget.checks) {
+      expect(check.value, `${check.name} ${check.field} was not measured`).toEqual(expect.any(Number));
+      expect(check.ok).toBe(false);
+    }
+  }, 120_000);
+
+  it('refuses an unreadable budget before measuring anything', async () => {
+    const r = await runCli(['bench', '--quick', '--budget', join(dir, 'missing.json')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^ficta: bench: cannot read budget .*missing\.json \(ENOENT\)/);
+    expect(r.stdout).toBe('');
+  });
+
+  it('answers usage errors with exit code 2', async () => {
+    const only = await runCli(['bench', '--only', 'everything']);
+    expect(only.code).toBe(2);
+    expect(only.stderr).toMatch(/--only takes micro,e2e,memory/);
+    const cmd = await runCli(['bench', '--proxy-cmd', 'some-proxy --listen 9999']);
+    expect(cmd.code).toBe(2);
+    expect(cmd.stderr).toMatch(/--proxy-cmd must contain \{PORT\}/);
+  });
+});
