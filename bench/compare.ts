@@ -2,10 +2,10 @@
 // alternating order (A B B A A B …, so drift in the machine's load falls on both), each measuring one
 // build's proxy with this checkout's harness, then the median of the per-run figures and a bootstrap
 // 95 % interval of the difference. Without --base it repeats the current build (medians of N runs).
-// Run: node --import tsx bench/compare.ts [--base REF|DIR] [--runs 3] [--json] -- [ficta bench args, e.g. --quick --only e2e]
+// Run: node --import tsx bench/compare.ts [--base REF|DIR] [--runs 3] [--json] [--save DIR] -- [ficta bench args, e.g. --quick --only e2e]
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -18,7 +18,7 @@ const FIELDS = ['p50', 'addedP50Ms', 'addedTtftP50Ms', 'cpuMsPerReq', 'rssMB', '
 
 const REPO = resolve(import.meta.dirname, '..');
 const { values, positionals } = parseArgs({
-  options: { base: { type: 'string' }, head: { type: 'string' }, runs: { type: 'string' }, json: { type: 'boolean' } },
+  options: { base: { type: 'string' }, head: { type: 'string' }, runs: { type: 'string' }, json: { type: 'boolean' }, save: { type: 'string' } },
   allowPositionals: true,
   strict: true,
 });
@@ -49,10 +49,15 @@ function prepare(spec: string, label: string): Build {
 
 type Results = Map<string, Record<string, number>>;
 
+let saved = 0;
 function runOnce(build: Build): Results {
   const r = spawnSync(join(REPO, 'bin', 'ficta'), ['bench', '--json', '--ficta-bin', build.bin, ...benchArgs], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
   if (r.status !== 0 && r.stdout.trim() === '') throw new Error(`compare: ficta bench failed for ${build.label}: ${r.stderr.slice(-800)}`);
   const report = JSON.parse(r.stdout) as { results: Array<Record<string, unknown>>; machine: { loadBefore: number; loadAfter: number } };
+  if (values.save !== undefined) {
+    mkdirSync(values.save, { recursive: true });
+    writeFileSync(join(values.save, `run-${++saved}-${build.label.split(' ')[0]}.json`), r.stdout);
+  }
   log(`  ${build.label}: load ${report.machine.loadBefore} → ${report.machine.loadAfter}`);
   const out: Results = new Map();
   for (const res of report.results) {

@@ -20,6 +20,8 @@ export interface RunOptions {
   fictaBin: string;
   proxyCmd?: string;
   proxyLabel?: string;
+  /** Also measure bench/floor-proxy.ts, the least a Node proxy can do (labelled "floor"). */
+  floor?: boolean;
   /** Only micro cases and e2e scenarios whose name contains this. */
   filter?: string;
   log: (line: string) => void;
@@ -32,6 +34,17 @@ export interface BenchReport {
   measured: { fictaBin: string; gitSha: string };
   results: Array<MicroResult | E2eResult | MemoryResult>;
   durationMs: number;
+}
+
+/** The other proxies a run measures: --floor's, then --proxy-cmd's. */
+function otherProxies(options: RunOptions): Array<{ cmd: string; label: string }> {
+  const out: Array<{ cmd: string; label: string }> = [];
+  if (options.floor === true) {
+    const floor = join(import.meta.dirname, '../../bench/floor-proxy.ts');
+    out.push({ cmd: `'${process.execPath}' --import '${import.meta.resolve('tsx')}' '${floor}' {UPSTREAM} {PORT}`, label: 'floor' });
+  }
+  if (options.proxyCmd !== undefined) out.push({ cmd: options.proxyCmd, label: options.proxyLabel ?? 'other' });
+  return out;
 }
 
 /** This checkout's `bin/ficta`. */
@@ -80,8 +93,7 @@ export async function runBench(options: RunOptions): Promise<BenchReport> {
           fictaBin: options.fictaBin,
           workDir,
           log,
-          ...(options.proxyCmd === undefined ? {} : { proxyCmd: options.proxyCmd }),
-          ...(options.proxyLabel === undefined ? {} : { proxyLabel: options.proxyLabel }),
+          others: otherProxies(options),
           ...(options.sections.includes('memory') ? { memorySecrets: MEMORY_PLANS[options.mode].secrets } : {}),
         },
         options.sections.includes('e2e') ? plan : { ...plan, redactCounts: [], watermarkOnly: false },

@@ -21,6 +21,8 @@ const HELP = `usage: ficta bench [options]
                        provider's URL), {PORT} (where it must listen) and optionally {ENV_FILE}
                        (a dotenv file of the 1,000 registered secrets)
   --proxy-label NAME   its name in the results (default "other")
+  --floor              also measure bench/floor-proxy.ts (node:http in, undici out, nothing else):
+                       what any Node proxy pays on this machine
   --ficta-bin PATH     the bin/ficta of the build to measure (default: this checkout's)
   --only LIST          sections to run: micro,e2e,memory (default all)
   --filter TEXT        only micro cases and e2e scenarios whose name contains TEXT (e.g. json/50KiB/c16)
@@ -43,6 +45,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       'proxy-cmd': { type: 'string' },
       'proxy-label': { type: 'string' },
       'ficta-bin': { type: 'string' },
+      floor: { type: 'boolean' },
       only: { type: 'string' },
       filter: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -78,6 +81,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       ...(values['proxy-cmd'] === undefined ? {} : { proxyCmd: values['proxy-cmd'] }),
       ...(values['proxy-label'] === undefined ? {} : { proxyLabel: values['proxy-label'] }),
       ...(values.filter === undefined ? {} : { filter: values.filter }),
+      ...(values.floor === true ? { floor: true } : {}),
       log: (line) => void io.stderr.write(`${line}\n`),
     });
   } finally {
