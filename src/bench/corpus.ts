@@ -4,6 +4,7 @@
 import { jsonEscape } from '../redact/json-escape.ts';
 import { mulberry32 } from '../util/prng.ts';
 
+/** Body sizes by name. */
 export const SIZES = { '1KiB': 1024, '50KiB': 50 * 1024, '500KiB': 500 * 1024, '5MiB': 5 * 1024 * 1024 } as const;
 export type SizeName = keyof typeof SIZES;
 

@@ -17,6 +17,7 @@ import { cpuTimeMs, memory } from './proc.ts';
 import { freePort, spawnChild, type Child } from './processes.ts';
 import { diffOfMedians, summarize, type Summary } from './stats.ts';
 
+/** `smoke` (tests: seconds, figures meaningless), `quick` (under a minute) or `full`. */
 export type BenchMode = 'smoke' | 'quick' | 'full';
 
 /** How much each mode measures. */
@@ -32,8 +33,12 @@ export interface E2ePlan {
   filter?: string;
   /** Timed requests per target and scenario, by format and concurrency 1 / many. */
   samples: Record<'json' | 'sse', { one: number; many: number }>;
-  /** Untimed requests per target before each scenario (JIT, connections). */
-  warmup: number;
+  /**
+   * Untimed requests per target before each scenario (JIT, connections). A fresh proxy's CPU per
+   * request still includes V8 compiling its hot paths after 60 requests: quick runs read 0.60 ms at
+   * c16 where the full run, warmed by 1,650 requests, read 0.38.
+   */
+  warmup: Record<'json' | 'sse', number>;
   rounds: number;
   /** Cap on one batch's wall time, so a slow proxy cannot stall the run. */
   batchMaxMs: number;
@@ -47,6 +52,7 @@ export interface E2ePlan {
  */
 const STREAM = { firstTokenMs: 5, gapMs: 1, ticks: 10 } as const;
 
+/** The end-to-end plan of each mode. */
 export const PLANS: Record<BenchMode, E2ePlan> = {
   smoke: {
     formats: ['json', 'sse'],
@@ -55,7 +61,7 @@ export const PLANS: Record<BenchMode, E2ePlan> = {
     redactCounts: [1_000],
     watermarkOnly: false,
     samples: { json: { one: 12, many: 32 }, sse: { one: 6, many: 32 } },
-    warmup: 4,
+    warmup: { json: 4, sse: 4 },
     rounds: 2,
     batchMaxMs: 5_000,
     stream: STREAM,
@@ -67,7 +73,7 @@ export const PLANS: Record<BenchMode, E2ePlan> = {
     redactCounts: [1_000],
     watermarkOnly: false,
     samples: { json: { one: 400, many: 1_600 }, sse: { one: 80, many: 320 } },
-    warmup: 60,
+    warmup: { json: 400, sse: 40 },
     rounds: 4,
     batchMaxMs: 10_000,
     stream: STREAM,
@@ -79,7 +85,7 @@ export const PLANS: Record<BenchMode, E2ePlan> = {
     redactCounts: [100, 1_000],
     watermarkOnly: true,
     samples: { json: { one: 1_500, many: 6_000 }, sse: { one: 300, many: 1_200 } },
-    warmup: 150,
+    warmup: { json: 400, sse: 60 },
     rounds: 10,
     batchMaxMs: 20_000,
     stream: STREAM,
@@ -309,7 +315,7 @@ export async function runScenarios(h: Harness, plan: E2ePlan, log: (line: string
         const total = Math.ceil((concurrency === 1 ? plan.samples[format].one : plan.samples[format].many) * (size === '500KiB' ? 0.25 : 1));
         const perRound = Math.max(concurrency, Math.ceil(total / plan.rounds));
         log(`${scenario}: ${h.targets.length} targets × ${plan.rounds} rounds × ${perRound} requests`);
-        for (const t of h.targets) await runBatch(poolFor(t, concurrency), spec, plan.warmup, concurrency, plan.batchMaxMs);
+        for (const t of h.targets) await runBatch(poolFor(t, concurrency), spec, plan.warmup[format], concurrency, plan.batchMaxMs);
 
         const acc = new Map<string, { timings: Timing[]; cpuMs: number; cpuKnown: boolean; wallMs: number; errors: number; rss: number; firstError?: string }>();
         for (const t of h.targets) acc.set(t.name, { timings: [], cpuMs: 0, cpuKnown: true, wallMs: 0, errors: 0, rss: 0 });

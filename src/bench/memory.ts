@@ -30,6 +30,7 @@ export interface MemoryPlan {
   settleMs: number;
 }
 
+/** The memory checks of each mode. */
 export const MEMORY_PLANS: Record<BenchMode, MemoryPlan> = {
   // The body stays 32 MiB even in smoke runs: the case exists to exercise the limit.
   smoke: { secrets: 10_000, bigBodyBytes: 32 * MiB - 64 * 1024, longSseBytes: 8 * MiB, sequential: 200, settleMs: 0 },

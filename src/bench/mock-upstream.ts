@@ -24,6 +24,7 @@ export interface MockUpstreamConfig {
 export const REPLY_HEADER = 'x-bench-reply';
 /** Request header asking for the leak count; the answer comes in {@link LEAKS_HEADER}. */
 export const CHECK_HEADER = 'x-bench-check';
+/** Response header: how many watched values arrived raw in a checked request. */
 export const LEAKS_HEADER = 'x-bench-leaks';
 /** Response header with the request body size as received. */
 export const RECEIVED_HEADER = 'x-bench-received';

@@ -10,6 +10,7 @@ import { machineInfo, type MachineInfo } from './machine.ts';
 import { MEMORY_PLANS, runMemoryChecks, type MemoryResult } from './memory.ts';
 import { redactGateCases, restoreCases, runMicro, type MicroResult } from './micro.ts';
 
+/** Parts of a run that `--only` selects. */
 export type Section = 'micro' | 'e2e' | 'memory';
 export const SECTIONS: readonly Section[] = ['micro', 'e2e', 'memory'];
 
