@@ -72,15 +72,19 @@ export async function startFicta(options: StartOptions): Promise<TestFicta> {
   const logger = createLogger({ level: 'debug', destination: sink });
   const ficta = await createFicta({ config: loaded.value, logger, env: {}, ...(options.sources ? { sources: options.sources } : {}) });
   const running = await ficta.listen();
+  let closing: Promise<void> | undefined;
   return {
     url: running.url,
     ficta,
     home,
     logs,
     requestLogs: () => logs.map((l) => JSON.parse(l)).filter((l) => l.event === 'request'),
-    async close() {
-      await ficta.close();
-      if (options.home === undefined) rmSync(home, { recursive: true, force: true });
+    close() {
+      closing ??= (async () => {
+        await ficta.close();
+        if (options.home === undefined) rmSync(home, { recursive: true, force: true });
+      })();
+      return closing;
     },
   };
 }
