@@ -7,9 +7,6 @@ export const FRAME_START = 0x2060;
 export const FRAME_DIGIT_BASE = 0xfe00;
 /** Nibbles after the start: index, symbol high, symbol low, check. */
 export const FRAME_DIGITS = 4;
-/** A frame in UTF-16 code units (all five are in the BMP). */
-export const FRAME_LENGTH = 1 + FRAME_DIGITS;
-
 /** One codeword symbol as carried by a frame. */
 export interface FrameSymbol {
   index: number;
@@ -29,11 +26,6 @@ export function formatFrame(symbol: FrameSymbol): string {
   if (index < 0 || index > 15 || value < 0 || value > 255) throw new RangeError('frame: symbol out of range');
   const check = crc4((index << 8) | value);
   return String.fromCharCode(FRAME_START, FRAME_DIGIT_BASE + index, FRAME_DIGIT_BASE + (value >> 4), FRAME_DIGIT_BASE + (value & 0xf), FRAME_DIGIT_BASE + check);
-}
-
-/** True for U+FE00..U+FE0F. */
-export function isFrameDigit(code: number): boolean {
-  return code >= FRAME_DIGIT_BASE && code <= FRAME_DIGIT_BASE + 15;
 }
 
 /** Reads a complete frame's nibbles; undefined when the check fails. */
