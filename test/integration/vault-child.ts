@@ -45,6 +45,19 @@ if (mode === 'add') {
   if (!r.ok) { writeSync(2, `${r.error.code}\n`); process.exit(4); }
   say('committed');
   if (stop === 'after') block();
+} else if (mode === 'stress') {
+  // stress ADDS IMPORT: ADDS separate adds and one import of IMPORT entries in this one process, leaving
+  // every statement to the garbage collector (Node ≥ 24.19 aborted finalising better-sqlite3 < 13 ones).
+  const [adds = '3000', imports = '1000'] = rest;
+  for (let i = 0; i < Number(adds); i++) {
+    const r = vault.add(`STRESS_${i}`, `stress-value-${i}-${'y'.repeat(64)}`, { source: 'child' });
+    if (!r.ok) { writeSync(2, `${r.error.code}: ${r.error.message}\n`); process.exit(4); }
+  }
+  const items = Array.from({ length: Number(imports) }, (_, i) => ({ name: `STRESS_IMPORT_${i}`, value: `stress-import-${i}-${'z'.repeat(200)}`, source: 'file:stress.env' }));
+  const r = vault.import(items);
+  if (!r.ok) { writeSync(2, `${r.error.code}\n`); process.exit(4); }
+  vault.close();
+  say('done');
 } else if (mode === 'watch') {
   // A source that watches and is never closed: the process must still exit on its own (unref'd timer).
   const source = createVaultSecretSource(vault, { pollIntervalMs: 10 });
