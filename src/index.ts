@@ -9,8 +9,9 @@ import { createApp, type AppEnv } from './server/app.ts';
 import { baseUrls, isLoopbackHost, type BaseUrls } from './server/access.ts';
 import { createInFlight, listen, type RunningServer } from './server/listen.ts';
 import { createRunStats, type RunReport } from './server/stats.ts';
-import type { UpstreamTarget } from './server/proxy.ts';
 import { createUpstreamClient } from './server/upstream.ts';
+import { createRouter } from './providers/routes.ts';
+import { createUpstreamTable } from './providers/upstreams.ts';
 import { createEnvFileSource, createEnvVarSource } from './secrets/env-sources.ts';
 import { createFilePlaceholderKeyProvider } from './secrets/placeholder-key-file.ts';
 import { createSecretRegistry, type SecretRegistry } from './secrets/registry.ts';
@@ -62,6 +63,9 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
       : []),
     ...(options.sources ?? []),
   ];
+  const { anthropic, openai, gemini, ollama, chatgpt, ...named } = config.upstreams;
+  const table = createUpstreamTable({ anthropic, openai, gemini, ollama, chatgpt }, Object.fromEntries(Object.entries(named).map(([n, u]) => [n, u.url])));
+  if (!table.ok) throw table.error;
   const registryResult = await createSecretRegistry({
     sources,
     keyProvider: options.keyProvider ?? createFilePlaceholderKeyProvider(config.home),
@@ -85,7 +89,7 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
     {
       registry,
       upstream,
-      upstreams: { anthropic: parseUpstream(config.upstreams.anthropic), openai: parseUpstream(config.upstreams.openai) },
+      router: createRouter(table.value),
       logger,
       limits: config.limits,
       stats,
@@ -116,14 +120,4 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
       logger.flush();
     },
   };
-}
-
-function parseUpstream(url: string): UpstreamTarget {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch (cause) {
-    throw new FictaError('FICTA_CONFIG_INVALID', `config: upstream ${url} is not a URL`, { cause });
-  }
-  return { origin: u.origin, basePath: u.pathname.replace(/\/+$/, '') };
 }

@@ -11,6 +11,7 @@ import { resolveHome } from '../config/home.ts';
 import { loadConfig } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
 import { FictaError } from '../errors.ts';
+import { BUILT_IN_UPSTREAMS } from '../providers/upstreams.ts';
 import { baseUrls, isLoopbackHost } from '../server/access.ts';
 import { createEnvFileSource } from '../secrets/env-sources.ts';
 import { placeholderKeyPath } from '../secrets/placeholder-key-file.ts';
@@ -114,13 +115,18 @@ async function checkSecrets(config: Config, add: Add): Promise<void> {
 }
 
 async function checkUpstreams(config: Config, online: boolean, add: Add): Promise<void> {
-  for (const [name, url] of Object.entries(config.upstreams)) {
+  for (const [name, value] of Object.entries(config.upstreams)) {
+    const url = typeof value === 'string' ? value : value.url;
     const host = new URL(url).hostname;
     try {
       await lookup(host);
       add('ok', 'upstream', `${name}: ${url} resolves`);
     } catch (e) {
-      add('fail', 'upstream', `${name}: ${url} does not resolve (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+      // A default the user never chose (say, Gemini for someone who only uses Claude) is worth a warning, not a failure.
+      const chosen = (BUILT_IN_UPSTREAMS as Record<string, string>)[name] !== url;
+      const code = (e as NodeJS.ErrnoException).code ?? 'error';
+      if (chosen) add('fail', 'upstream', `${name}: ${url} does not resolve (${code})`);
+      else add('warn', 'upstream', `${name}: ${url} (default) does not resolve (${code}); requests on /${name}/ will fail`);
       continue;
     }
     if (!online) continue;

@@ -3,12 +3,17 @@
 
 import type { ParseArgsConfig } from 'node:util';
 import { FictaError } from '../errors.ts';
+import { namedUpstreamProblem } from '../providers/upstreams.ts';
 
 export const PROXY_OPTIONS = {
   'env-file': { type: 'string', multiple: true },
   'secret-env': { type: 'string', multiple: true },
   'anthropic-upstream': { type: 'string' },
   'openai-upstream': { type: 'string' },
+  'gemini-upstream': { type: 'string' },
+  'ollama-upstream': { type: 'string' },
+  'chatgpt-upstream': { type: 'string' },
+  upstream: { type: 'string', multiple: true },
   config: { type: 'string' },
   'log-level': { type: 'string' },
   'log-format': { type: 'string' },
@@ -26,6 +31,10 @@ export const PROXY_OPTIONS_HELP = `  --env-file PATH          register every val
   --key-file PATH          unlock a key-file vault (FICTA_VAULT_KEY_FILE); else FICTA_VAULT_PASSPHRASE or a prompt
   --anthropic-upstream URL Anthropic base URL (FICTA_ANTHROPIC_UPSTREAM)
   --openai-upstream URL    OpenAI base URL (FICTA_OPENAI_UPSTREAM)
+  --gemini-upstream URL    Gemini base URL (FICTA_GEMINI_UPSTREAM)
+  --ollama-upstream URL    Ollama base URL (FICTA_OLLAMA_UPSTREAM; default http://127.0.0.1:11434)
+  --chatgpt-upstream URL   ChatGPT backend for Codex signed in with ChatGPT (FICTA_CHATGPT_UPSTREAM)
+  --upstream NAME=URL      a named upstream routed at /NAME/… (repeatable; FICTA_UPSTREAM_<NAME>=URL)
   --config PATH            config file (default FICTA_HOME/config.toml)
   --log-level LEVEL        fatal|error|warn|info|debug|trace|silent (FICTA_LOG_LEVEL)
   --log-format json|text   log line format (FICTA_LOG_FORMAT; default json)
@@ -40,9 +49,20 @@ type Values = { [K in keyof typeof PROXY_OPTIONS]?: (typeof PROXY_OPTIONS)[K] ex
 /** Config flags (schema-shaped) from parsed proxy options. */
 export function proxyFlags(values: Values): { flags: Record<string, unknown>; configFile: string | undefined; keyFile: string | undefined } {
   const flags: Record<string, unknown> = {};
-  const upstreams: Record<string, string> = {};
+  const upstreams: Record<string, unknown> = {};
   if (values['anthropic-upstream'] !== undefined) upstreams.anthropic = values['anthropic-upstream'];
   if (values['openai-upstream'] !== undefined) upstreams.openai = values['openai-upstream'];
+  if (values['gemini-upstream'] !== undefined) upstreams.gemini = values['gemini-upstream'];
+  if (values['ollama-upstream'] !== undefined) upstreams.ollama = values['ollama-upstream'];
+  if (values['chatgpt-upstream'] !== undefined) upstreams.chatgpt = values['chatgpt-upstream'];
+  for (const spec of values.upstream ?? []) {
+    const eq = spec.indexOf('=');
+    const name = eq === -1 ? '' : spec.slice(0, eq);
+    if (eq <= 0 || eq === spec.length - 1) throw new FictaError('FICTA_USAGE', 'usage: --upstream takes NAME=URL (e.g. --upstream openrouter=https://openrouter.ai)');
+    const problem = namedUpstreamProblem(name);
+    if (problem !== undefined) throw new FictaError('FICTA_USAGE', `usage: --upstream ${name}: ${problem}`);
+    upstreams[name] = { url: spec.slice(eq + 1) };
+  }
   if (Object.keys(upstreams).length > 0) flags.upstreams = upstreams;
   const secrets: Record<string, unknown> = {};
   if (values['env-file'] !== undefined) secrets.envFiles = values['env-file'];

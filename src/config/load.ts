@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import { FictaError } from '../errors.ts';
 import { err, ok, type Result } from '../util/result.ts';
 import { resolveHome } from './home.ts';
+import { namedUpstreamProblem } from '../providers/upstreams.ts';
 import { ConfigSchema, type Config } from './schema.ts';
 
 type Tree = Record<string, unknown>;
@@ -28,6 +29,9 @@ const ENV_KEYS: ReadonlyArray<readonly [string, readonly string[], 'string' | 'i
   ['FICTA_PORT', ['port'], 'int'],
   ['FICTA_ANTHROPIC_UPSTREAM', ['upstreams', 'anthropic'], 'string'],
   ['FICTA_OPENAI_UPSTREAM', ['upstreams', 'openai'], 'string'],
+  ['FICTA_GEMINI_UPSTREAM', ['upstreams', 'gemini'], 'string'],
+  ['FICTA_OLLAMA_UPSTREAM', ['upstreams', 'ollama'], 'string'],
+  ['FICTA_CHATGPT_UPSTREAM', ['upstreams', 'chatgpt'], 'string'],
   ['FICTA_LOG_LEVEL', ['log', 'level'], 'string'],
   ['FICTA_MAX_BODY_BYTES', ['limits', 'maxBodyBytes'], 'int'],
   ['FICTA_TOKEN', ['token'], 'string'],
@@ -87,8 +91,19 @@ function readEnv(env: NodeJS.ProcessEnv): Result<Tree> {
     }
     setPath(tree, path, value);
   }
+  for (const [name, raw] of Object.entries(env)) {
+    if (!name.startsWith(NAMED_UPSTREAM_ENV) || raw === undefined || raw === '') continue;
+    // FICTA_UPSTREAM_OPENROUTER=URL → [upstreams.openrouter] url = URL, routed at /openrouter/.
+    const upstream = name.slice(NAMED_UPSTREAM_ENV.length).toLowerCase();
+    const problem = namedUpstreamProblem(upstream);
+    if (problem !== undefined) return err(new FictaError('FICTA_CONFIG_INVALID', `config: ${name}: ${problem}`));
+    setPath(tree, ['upstreams', upstream], { url: raw });
+  }
   return ok(tree);
 }
+
+/** `FICTA_UPSTREAM_<NAME>=URL` defines a named upstream. */
+const NAMED_UPSTREAM_ENV = 'FICTA_UPSTREAM_';
 
 function setPath(tree: Tree, path: readonly string[], value: unknown): void {
   let node = tree;

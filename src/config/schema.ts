@@ -1,6 +1,7 @@
 // The configuration schema: the single source of defaults and of what a valid setting is.
 
 import { z } from 'zod';
+import { BUILT_IN_UPSTREAMS, namedUpstreamProblem } from '../providers/upstreams.ts';
 import { WatermarkConfigSchema } from '../watermark/config.ts';
 
 const MiB = 1024 * 1024;
@@ -12,6 +13,11 @@ const httpUrl = z
   .string()
   .refine((s) => /^https?:\/\/[^/?#]+(\/[^?#]*)?$/i.test(s), { message: 'must be an http(s) URL without query or fragment' });
 
+/** A named upstream: a table, so a misspelt built-in (`anthropc = "…"`) is an unknown key, not a new route. */
+const namedUpstream = z
+  .object({ url: httpUrl }, { error: (issue) => (issue.code === 'invalid_type' ? 'unknown key (a named upstream is a table: url = "https://…")' : undefined) })
+  .strict();
+
 const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
 export const ConfigSchema = z
@@ -20,12 +26,26 @@ export const ConfigSchema = z
     home: z.string().min(1),
     host: z.string().min(1).default('127.0.0.1'),
     port: z.number().int().min(0).max(65535).default(8787),
+    /**
+     * The built-in upstreams (a URL each), and named upstreams as tables (`[upstreams.openrouter]`
+     * `url = "https://openrouter.ai"`), routed at `/<name>/…`.
+     */
     upstreams: z
       .object({
-        anthropic: httpUrl.default('https://api.anthropic.com'),
-        openai: httpUrl.default('https://api.openai.com'),
+        anthropic: httpUrl.default(BUILT_IN_UPSTREAMS.anthropic),
+        openai: httpUrl.default(BUILT_IN_UPSTREAMS.openai),
+        gemini: httpUrl.default(BUILT_IN_UPSTREAMS.gemini),
+        ollama: httpUrl.default(BUILT_IN_UPSTREAMS.ollama),
+        chatgpt: httpUrl.default(BUILT_IN_UPSTREAMS.chatgpt),
       })
-      .strict()
+      .catchall(namedUpstream)
+      .superRefine((upstreams, ctx) => {
+        for (const name of Object.keys(upstreams)) {
+          if (Object.hasOwn(BUILT_IN_UPSTREAMS, name)) continue;
+          const problem = namedUpstreamProblem(name);
+          if (problem !== undefined) ctx.addIssue({ code: 'custom', path: [name], message: problem });
+        }
+      })
       .prefault({}),
     limits: z
       .object({

@@ -1,45 +1,78 @@
-// The route table of DESIGN §2: which upstream a request goes to, the path it is sent with, and the
-// wire-format adapter for its response stream.
+// The route table of DESIGN §2: which upstream a request goes to, the path it is sent with, the error
+// shape its client reads, and the wire-format adapter for its response stream (chosen from the path,
+// whatever the upstream).
 
 import { anthropicMessages } from './anthropic-messages.ts';
+import type { ErrorShape } from './error-shapes.ts';
 import { generic } from './generic.ts';
 import { openaiChat } from './openai-chat.ts';
 import { openaiResponses } from './openai-responses.ts';
-import type { Provider, StreamAdapter } from './types.ts';
+import type { StreamAdapter } from './types.ts';
+import type { BuiltInName, UpstreamEntry, UpstreamTable } from './upstreams.ts';
 
 export interface ResolvedRoute {
-  provider: Provider;
+  upstream: UpstreamEntry;
+  /** The upstream's name, for logs and the watermark registry. */
+  provider: string;
   /** Path and query to send upstream (before the upstream's own base path is prepended). */
   target: string;
   /** Path without query, for adapter choice and logs. */
   pathname: string;
   adapter: StreamAdapter;
+  errorShape: ErrorShape;
+  /** Query parameters forwarded unredacted (the client's own credentials). */
+  authQuery: ReadonlySet<string>;
 }
 
-/** Resolves a raw request target (`/anthropic/v1/messages?beta=true`), or undefined when no route matches. */
-export function resolveRoute(rawTarget: string): ResolvedRoute | undefined {
-  let provider: Provider;
-  let target: string;
-  if (hasPrefix(rawTarget, '/anthropic')) {
-    provider = 'anthropic';
-    target = rawTarget.slice('/anthropic'.length);
-  } else if (hasPrefix(rawTarget, '/openai')) {
-    provider = 'openai';
-    target = rawTarget.slice('/openai'.length);
-  } else if (hasPrefix(rawTarget, '/v1')) {
-    target = rawTarget;
-    const p = pathOf(target);
-    provider = p === '/v1/messages' || p.startsWith('/v1/messages/') || p === '/v1/complete' ? 'anthropic' : 'openai';
-  } else return undefined;
-  if (!target.startsWith('/')) target = `/${target}`;
-  const pathname = pathOf(target);
-  return { provider, target, pathname, adapter: adapterFor(provider, pathname) };
+export interface Router {
+  /** Resolves a raw request target (`/anthropic/v1/messages?beta=true`), or undefined when no route matches. */
+  resolve(rawTarget: string): ResolvedRoute | undefined;
 }
 
-function hasPrefix(target: string, prefix: string): boolean {
-  if (!target.startsWith(prefix)) return false;
-  const next = target[prefix.length];
-  return next === undefined || next === '/' || next === '?';
+/** Prefixes that are stripped before forwarding, and the upstream each one names. */
+const PREFIXED: ReadonlySet<string> = new Set<BuiltInName>(['anthropic', 'openai', 'gemini', 'ollama', 'chatgpt']);
+
+/** Creates the router over an upstream table. */
+export function createRouter(table: UpstreamTable): Router {
+  return {
+    resolve(rawTarget) {
+      const first = firstSegment(rawTarget);
+      let upstream: UpstreamEntry | undefined;
+      let target = rawTarget;
+      if (PREFIXED.has(first)) {
+        upstream = table.builtIn[first as BuiltInName];
+        target = rawTarget.slice(first.length + 1);
+      } else if (first === 'v1') {
+        const p = pathOf(rawTarget);
+        upstream = p === '/v1/messages' || p.startsWith('/v1/messages/') || p === '/v1/complete' ? table.builtIn.anthropic : table.builtIn.openai;
+      } else if (first === 'v1beta') {
+        upstream = table.builtIn.gemini;
+      } else {
+        upstream = table.named.get(first);
+        if (upstream === undefined) return undefined;
+        target = rawTarget.slice(first.length + 1);
+      }
+      if (!target.startsWith('/')) target = `/${target}`;
+      const pathname = pathOf(target);
+      return {
+        upstream,
+        provider: upstream.name,
+        target,
+        pathname,
+        adapter: adapterFor(pathname),
+        errorShape: upstream.errorShapeFor(pathname),
+        authQuery: upstream.authQueryFor(pathname),
+      };
+    },
+  };
+}
+
+/** `anthropic` for `/anthropic/v1/…`, `/anthropic?x` and `/anthropic`; '' when the target has no segment. */
+function firstSegment(target: string): string {
+  if (!target.startsWith('/')) return '';
+  let end = 1;
+  while (end < target.length && target[end] !== '/' && target[end] !== '?') end++;
+  return target.slice(1, end);
 }
 
 function pathOf(target: string): string {
@@ -47,10 +80,15 @@ function pathOf(target: string): string {
   return q === -1 ? target : target.slice(0, q);
 }
 
-function adapterFor(provider: Provider, pathname: string): StreamAdapter {
+/**
+ * The stream adapter for a path, whatever the upstream (DESIGN §2): OpenRouter's `/api/v1/chat/completions`,
+ * Azure's `/openai/deployments/{d}/chat/completions` and Codex's `/backend-api/codex/responses` speak the
+ * formats their last segments name.
+ */
+function adapterFor(pathname: string): StreamAdapter {
   const p = pathname.replace(/\/+$/, '');
-  if (provider === 'anthropic' && p === '/v1/messages') return anthropicMessages;
-  if (provider === 'openai' && p === '/v1/chat/completions') return openaiChat;
-  if (provider === 'openai' && p === '/v1/responses') return openaiResponses;
+  if (p.endsWith('/v1/messages')) return anthropicMessages;
+  if (p.endsWith('/chat/completions')) return openaiChat;
+  if (p.endsWith('/responses')) return openaiResponses;
   return generic;
 }

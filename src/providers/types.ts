@@ -1,7 +1,6 @@
 // What a wire-format adapter declares so shared code never asks which provider it is handling: the
 // streamed text fields that may carry a placeholder split across events, and where each one ends.
 
-export type Provider = 'anthropic' | 'openai';
 export type AdapterId = 'anthropic-messages' | 'openai-chat' | 'openai-responses' | 'generic';
 
 /** One streamed text fragment inside an event's data. */

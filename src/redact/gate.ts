@@ -7,7 +7,7 @@ import type { BodyKind } from './body-kind.ts';
 import { AUTH_HEADERS, type HeaderList } from './headers.ts';
 import { inspect, type TextKind } from './inspect.ts';
 import type { SecretSet } from './secret-set.ts';
-import { percentDecode, targetComponents } from './url.ts';
+import { percentDecode, targetComponents, withoutParams } from './url.ts';
 
 export interface OutgoingRequest {
   /** Path and query as they will be sent. */
@@ -15,6 +15,8 @@ export interface OutgoingRequest {
   headers: HeaderList;
   body: Buffer;
   bodyKind: BodyKind;
+  /** Query parameters carrying the client's own credentials (Gemini's `key`): not inspected, like auth headers. */
+  authQuery?: ReadonlySet<string>;
 }
 
 export interface Finding {
@@ -46,8 +48,9 @@ export function gateRequest(set: SecretSet, req: OutgoingRequest, options: GateO
     }
   }
 
-  for (const h of inspect(set, Buffer.from(req.target, 'latin1'), 'text')) add(h.secret, surfaceOfTarget(req.target, h.start));
-  for (const c of targetComponents(req.target)) {
+  const target = req.authQuery === undefined ? req.target : withoutParams(req.target, req.authQuery);
+  for (const h of inspect(set, Buffer.from(target, 'latin1'), 'text')) add(h.secret, surfaceOfTarget(target, h.start));
+  for (const c of targetComponents(target)) {
     for (const h of inspect(set, Buffer.from(c.text, 'utf8'), 'text')) add(h.secret, c.surface);
   }
 

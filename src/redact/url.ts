@@ -39,8 +39,21 @@ export function replaceInText(set: SecretSet, text: string, counts: CountMap, en
   return replaceHits(set, buf, hits, counts).toString(encoding);
 }
 
-/** Redacts `a=b&c=d` text (a query string or a form body); returns the input when nothing matched. */
-export function redactQueryString(set: SecretSet, query: string, counts: CountMap): string {
+/** No query parameter passes unredacted. */
+const NO_PARAMS: ReadonlySet<string> = new Set();
+
+/** The raw (undecoded) name of one `name=value` query part. */
+function paramName(part: string): string {
+  const eq = part.indexOf('=');
+  return eq === -1 ? part : part.slice(0, eq);
+}
+
+/**
+ * Redacts `a=b&c=d` text (a query string or a form body); returns the input when nothing matched.
+ * Parameters whose raw name is in `keep` (the client's own credentials, such as Gemini's `key`) pass as
+ * they are; a name spelt any other way (`k%65y`) is redacted like any parameter.
+ */
+export function redactQueryString(set: SecretSet, query: string, counts: CountMap, keep: ReadonlySet<string> = NO_PARAMS): string {
   if (set.size === 0 || query === '') return query;
   const parts = query.split('&');
   let changed = false;
@@ -48,6 +61,7 @@ export function redactQueryString(set: SecretSet, query: string, counts: CountMa
     const part = parts[i] as string;
     const eq = part.indexOf('=');
     const name = eq === -1 ? part : part.slice(0, eq);
+    if (keep.has(name)) continue;
     const value = eq === -1 ? undefined : part.slice(eq + 1);
     const newName = redactComponent(set, name, true, counts);
     const newValue = value === undefined ? undefined : redactComponent(set, value, true, counts);
@@ -76,11 +90,22 @@ export function redactPath(set: SecretSet, path: string, counts: CountMap): stri
   return changed ? segments.join('/') : path;
 }
 
-/** Redacts a request target `path?query`. */
-export function redactTarget(set: SecretSet, target: string, counts: CountMap): string {
+/** Redacts a request target `path?query`; query parameters named in `keep` pass unredacted. */
+export function redactTarget(set: SecretSet, target: string, counts: CountMap, keep: ReadonlySet<string> = NO_PARAMS): string {
   const q = target.indexOf('?');
   if (q === -1) return redactPath(set, target, counts);
-  return `${redactPath(set, target.slice(0, q), counts)}?${redactQueryString(set, target.slice(q + 1), counts)}`;
+  return `${redactPath(set, target.slice(0, q), counts)}?${redactQueryString(set, target.slice(q + 1), counts, keep)}`;
+}
+
+/** The target without the query parameters named in `drop` (what the gate inspects). */
+export function withoutParams(target: string, drop: ReadonlySet<string>): string {
+  const q = target.indexOf('?');
+  if (q === -1 || drop.size === 0) return target;
+  const kept = target
+    .slice(q + 1)
+    .split('&')
+    .filter((part) => !drop.has(paramName(part)));
+  return `${target.slice(0, q)}?${kept.join('&')}`;
 }
 
 /** Every decoded component of a request target, for the gate. */

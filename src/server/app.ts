@@ -1,15 +1,14 @@
-// The hono app: health check, provider routes (prefixed and the unprefixed /v1 conveniences) and a
-// provider-shaped 404 elsewhere. Proxy handlers write to the Node response themselves (streaming,
+// The hono app: health check, provider routes (built-in prefixes, named upstreams and the unprefixed
+// /v1 and /v1beta conveniences) and a 404 elsewhere. Proxy handlers write to the Node response themselves (streaming,
 // no fetch() Response: @hono/node-server's read-ahead would add ≥1 ms per content-length response).
 
 import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
-import { resolveRoute } from '../providers/routes.ts';
+import { openaiErrors } from '../providers/error-shapes.ts';
 import type { SecretRegistry } from '../secrets/registry.ts';
 import { VERSION } from '../version.ts';
 import { checkToken } from './access.ts';
-import { formatErrorBody } from './error-response.ts';
 import { proxyRequest, type ProxyDeps } from './proxy.ts';
 
 export type AppEnv = { Bindings: HttpBindings };
@@ -46,11 +45,11 @@ export function createApp(deps: ProxyDeps, hooks: AppHooks = {}, options: AppOpt
   const proxyIncoming = async ({ incoming, outgoing }: HttpBindings): Promise<Response | undefined> => {
     const access = checkToken(incoming.url ?? '/', options.token);
     if (!access.ok) {
-      const guess = resolveRoute((incoming.url ?? '/').replace(/^\/t\/[^/?]*/, ''));
-      const body = formatErrorBody(guess?.provider ?? 'openai', 'ficta_unauthorized', 'ficta: this proxy requires its access token in the base URL (…/t/<token>/…); nothing was forwarded');
+      const guess = deps.router.resolve((incoming.url ?? '/').replace(/^\/t\/[^/?]*/, ''));
+      const body = (guess?.errorShape ?? openaiErrors).format(401, 'ficta_unauthorized', 'ficta: this proxy requires its access token in the base URL (…/t/<token>/…); nothing was forwarded');
       return new Response(body, { status: 401, headers: { 'content-type': 'application/json' } });
     }
-    const route = resolveRoute(access.target);
+    const route = deps.router.resolve(access.target);
     if (route === undefined) return undefined;
     hooks.onRequestStart?.();
     try {
@@ -61,12 +60,8 @@ export function createApp(deps: ProxyDeps, hooks: AppHooks = {}, options: AppOpt
     return RESPONSE_ALREADY_SENT;
   };
   const proxy = async (c: import('hono').Context<AppEnv>): Promise<Response> => (await proxyIncoming(c.env)) ?? c.notFound();
-  app.all('/anthropic', proxy);
-  app.all('/anthropic/*', proxy);
-  app.all('/openai', proxy);
-  app.all('/openai/*', proxy);
-  app.all('/v1/*', proxy);
-  app.all('/t/*', proxy);
+  // Every other path: the router decides (built-in prefixes, named upstreams, /v1, /v1beta, /t/<token>).
+  app.all('*', proxy);
 
   // Hono answers HEAD by running the GET route and re-wrapping its Response, which breaks a handler that
   // wrote the Node response itself; provider-route HEADs (Claude Code's connectivity check) go straight
@@ -79,7 +74,7 @@ export function createApp(deps: ProxyDeps, hooks: AppHooks = {}, options: AppOpt
   };
 
   app.notFound((c) => {
-    const body = formatErrorBody('openai', 'ficta_not_found', `ficta: no route for ${c.req.method} ${c.req.path}; use /anthropic/…, /openai/… or /v1/…`);
+    const body = openaiErrors.format(404, 'ficta_not_found', `ficta: no route for this path; use /anthropic/…, /openai/…, /gemini/…, /ollama/…, /chatgpt/…, /v1/…, /v1beta/… or a named upstream`);
     return c.body(body, 404, { 'content-type': 'application/json' });
   });
   return app;

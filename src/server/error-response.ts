@@ -3,7 +3,7 @@
 
 import type { ServerResponse } from 'node:http';
 import { isFictaError } from '../errors.ts';
-import type { Provider } from '../providers/types.ts';
+import type { ErrorShape } from '../providers/error-shapes.ts';
 
 export interface HttpError {
   status: number;
@@ -32,19 +32,13 @@ export function toHttpError(error: unknown): HttpError {
   return { status: 500, type: 'ficta_internal_error', message: 'ficta: internal error (see the proxy log)' };
 }
 
-/** The JSON error body in the provider's shape. */
-export function formatErrorBody(provider: Provider, type: string, message: string): string {
-  if (provider === 'anthropic') return JSON.stringify({ type: 'error', error: { type, message } });
-  return JSON.stringify({ error: { message, type, code: type } });
-}
-
 /** Writes a provider-shaped error (nothing else is sent). */
-export function sendError(res: ServerResponse, provider: Provider, error: HttpError, extraHeaders: Record<string, string> = {}): void {
+export function sendError(res: ServerResponse, shape: ErrorShape, error: HttpError, extraHeaders: Record<string, string> = {}): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  const body = formatErrorBody(provider, error.type, error.message);
+  const body = shape.format(error.status, error.type, error.message);
   res.writeHead(error.status, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),

@@ -8,7 +8,7 @@ import type { Server } from 'node:http';
 import type { Hono } from 'hono';
 import type { Logger } from '../log/logger.ts';
 import { logEvent } from '../log/logger.ts';
-import { formatErrorBody } from './error-response.ts';
+import { openaiErrors } from '../providers/error-shapes.ts';
 
 export interface RunningServer {
   server: Server;
@@ -50,7 +50,7 @@ export async function listen(app: Hono<any>, host: string, port: number, inFligh
 
   server.on('upgrade', (req, socket) => {
     logEvent(logger, 'info', 'websocket_refused', { path: (req.url ?? '').split('?')[0] });
-    const body = formatErrorBody('openai', 'ficta_websocket_unsupported', 'ficta: WebSocket is not supported; use HTTP (SSE) streaming');
+    const body = openaiErrors.format(426, 'ficta_websocket_unsupported', 'ficta: WebSocket is not supported; use HTTP (SSE) streaming');
     socket.end(
       `HTTP/1.1 426 Upgrade Required\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
     );

@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FictaError, isFictaError } from '../errors.ts';
 import { logEvent, type Logger } from '../log/logger.ts';
-import type { ResolvedRoute } from '../providers/routes.ts';
+import type { ResolvedRoute, Router } from '../providers/routes.ts';
 import { classifyBody } from '../redact/body-kind.ts';
 import { redactBody } from '../redact/body.ts';
 import { describeFindings, gateRequest, type Finding } from '../redact/gate.ts';
@@ -22,17 +22,11 @@ import { createResponseWriter, type ResponseWriter } from './response-writer.ts'
 import type { UpstreamClient } from './upstream.ts';
 import type { Watermarker } from '../watermark/watermarker.ts';
 
-export interface UpstreamTarget {
-  /** scheme://host:port */
-  origin: string;
-  /** Base path of the upstream URL ('' for none), prepended to every target. */
-  basePath: string;
-}
-
 export interface ProxyDeps {
   registry: SecretRegistry;
   upstream: UpstreamClient;
-  upstreams: Record<'anthropic' | 'openai', UpstreamTarget>;
+  /** Which upstream, adapter and error shape a request target gets. */
+  router: Router;
   logger: Logger;
   limits: { maxBodyBytes: number; maxDecodedBytes: number; maxEventBytes: number };
   /** Run totals for reports. */
@@ -102,7 +96,7 @@ export async function proxyRequest(deps: ProxyDeps, route: ResolvedRoute, req: I
       log.outcome = isFictaError(error, 'FICTA_LEAK_BLOCKED') ? 'blocked' : isFictaError(error) ? error.code : 'internal_error';
       log.status = http.status;
       if (!isFictaError(error)) logEvent(deps.logger, 'error', 'internal_error', { id: log.id, error: safeErrorName(error) });
-      sendError(res, route.provider, http, { 'x-ficta-request-id': log.id, ...(http.status === 413 ? { connection: 'close' } : {}) });
+      sendError(res, route.errorShape, http, { 'x-ficta-request-id': log.id, ...(http.status === 413 ? { connection: 'close' } : {}) });
     }
   } finally {
     res.off('close', onClose);
@@ -131,14 +125,14 @@ async function forward(
 
   const kind = classifyBody(headerValue(sendHeaders, 'content-type'), body);
   const redacted = redactBody(set, body, kind, log.redactions);
-  const upstream = deps.upstreams[route.provider];
-  const target = upstream.basePath + redactTarget(set, route.target, log.redactions);
+  const upstream = route.upstream;
+  const target = upstream.basePath + redactTarget(set, route.target, log.redactions, route.authQuery);
   redactHeaders(set, sendHeaders, log.redactions);
   filterAcceptEncoding(sendHeaders);
 
   const findings = gateRequest(
     set,
-    { target, headers: sendHeaders, body: redacted.bytes, bodyKind: kind },
+    { target, headers: sendHeaders, body: redacted.bytes, bodyKind: kind, authQuery: route.authQuery },
     redacted.clean ? { scannedCleanBody: redacted.bytes } : {},
   );
   if (findings.length > 0) block(deps, set, log, findings);
@@ -149,7 +143,7 @@ async function forward(
     const sessionId = deps.watermarker.sessionFor((n) => headerValue(sendHeaders, n));
     const marked = deps.watermarker.markRequestBody(redacted.bytes, { provider: route.provider, route: route.pathname, sessionId, requestId: log.id });
     if (marked.body !== redacted.bytes) {
-      const again = gateRequest(set, { target, headers: sendHeaders, body: marked.body, bodyKind: kind });
+      const again = gateRequest(set, { target, headers: sendHeaders, body: marked.body, bodyKind: kind, authQuery: route.authQuery });
       if (again.length > 0) block(deps, set, log, again);
       outBody = marked.body;
     }

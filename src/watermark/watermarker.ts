@@ -11,10 +11,9 @@ import { rsEncode } from './reed-solomon.ts';
 import { openRegistry, type OpenRegistryOptions, type Registry } from './registry.ts';
 import { findSurfaces, surfaceTriggers, type Surface } from './surfaces.ts';
 
-export type Provider = 'anthropic' | 'openai';
-
 export interface MarkContext {
-  provider: Provider;
+  /** The upstream's route name (anthropic, openai, gemini, a named upstream…). */
+  provider: string;
   route: string;
   sessionId: string;
   requestId: string;
