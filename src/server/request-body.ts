@@ -1,15 +1,16 @@
-// Reads a request body with a size bound and decodes its content-encoding (gzip, deflate, br) with a
-// bound on the decoded size, so an oversized body or a compression bomb is refused, not buffered.
+// Reads a request body with a size bound and decodes its content-encoding (gzip, deflate, br, zstd) with
+// a bound on the decoded size, so an oversized body or a compression bomb is refused, not buffered.
 
 import type { IncomingMessage } from 'node:http';
 import { promisify } from 'node:util';
-import { brotliDecompress, gunzip, inflate, inflateRaw } from 'node:zlib';
+import { brotliDecompress, gunzip, inflate, inflateRaw, zstdDecompress } from 'node:zlib';
 import { FictaError } from '../errors.ts';
 
 const gunzipAsync = promisify(gunzip);
 const inflateAsync = promisify(inflate);
 const inflateRawAsync = promisify(inflateRaw);
 const brotliAsync = promisify(brotliDecompress);
+const zstdAsync = promisify(zstdDecompress);
 
 /**
  * Reads the whole body of `req`, refusing (FICTA_BODY_TOO_LARGE) past `maxBytes`. Plain 'data'/'end'
@@ -66,14 +67,17 @@ export function parseContentEncoding(header: string | undefined): string[] {
     .filter((s) => s !== '' && s !== 'identity');
 }
 
-/** Codings ficta can decode, in requests and responses (Node 20 has no zstd). */
-export const SUPPORTED_CODINGS: ReadonlySet<string> = new Set(['gzip', 'x-gzip', 'deflate', 'br']);
+/**
+ * Codings ficta can decode, in requests and responses. zstd (RFC 8878) is in node:zlib since Node 22.15:
+ * Codex signed in with ChatGPT compresses its request bodies with it.
+ */
+export const SUPPORTED_CODINGS: ReadonlySet<string> = new Set(['gzip', 'x-gzip', 'deflate', 'br', 'zstd']);
 
 /** Decodes `body` through `codings` (applied in order, so undone in reverse), bounded by `maxDecoded`. */
 export async function decodeBody(body: Buffer, codings: readonly string[], maxDecoded: number): Promise<Buffer> {
   for (const c of codings) {
     if (!SUPPORTED_CODINGS.has(c)) {
-      throw new FictaError('FICTA_BODY_UNSUPPORTED_ENCODING', `request: content-encoding "${c.slice(0, 40)}" is not supported (gzip, deflate, br are)`);
+      throw new FictaError('FICTA_BODY_UNSUPPORTED_ENCODING', `request: content-encoding "${c.slice(0, 40)}" is not supported (gzip, deflate, br, zstd are)`);
     }
   }
   let out = body;
@@ -83,6 +87,7 @@ export async function decodeBody(body: Buffer, codings: readonly string[], maxDe
     try {
       if (c === 'gzip' || c === 'x-gzip') out = await gunzipAsync(out, opts);
       else if (c === 'br') out = await brotliAsync(out, opts);
+      else if (c === 'zstd') out = await zstdAsync(out, opts);
       else out = await inflateDeflate(out, maxDecoded);
     } catch (cause) {
       if ((cause as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(maxDecoded, 'decoded request body', cause);

@@ -4,7 +4,7 @@
 
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { Transform } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { createBrotliDecompress, createGunzip, createInflate, createZstdDecompress } from 'node:zlib';
 import type { StreamAdapter } from '../providers/types.ts';
 import type { SecretSet } from '../redact/secret-set.ts';
 import { createBodyRestorer, type ChunkTransform } from '../restore/body-restorer.ts';
@@ -210,7 +210,7 @@ function sniffMode(first: Buffer): 'sse' | 'json' | 'text' {
 
 /** Decoders for the codings in the order they were applied (undone in reverse): write to `input`, read `output`. */
 function decompress(codings: readonly string[]): { input: Transform; output: Transform; destroy(): void } {
-  const stages = [...codings].reverse().map((c): Transform => (c === 'br' ? createBrotliDecompress() : c === 'deflate' ? createInflate() : createGunzip()));
+  const stages = [...codings].reverse().map((c): Transform => (c === 'br' ? createBrotliDecompress() : c === 'deflate' ? createInflate() : c === 'zstd' ? createZstdDecompress() : createGunzip()));
   for (let i = 0; i + 1 < stages.length; i++) {
     const next = stages[i + 1] as Transform;
     (stages[i] as Transform).pipe(next);

@@ -4,7 +4,7 @@
 
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { gunzipSync, gzipSync, inflateSync, brotliDecompressSync } from 'node:zlib';
+import { gunzipSync, gzipSync, inflateSync, brotliDecompressSync, zstdCompressSync, zstdDecompressSync } from 'node:zlib';
 import { findLeaks, type Leak } from './leak-oracle.ts';
 import { anthropicJson, anthropicSse, chatJson, chatSse, responsesJson, responsesSse, type Reply } from './wire.ts';
 import { mulberry32 } from '../../src/util/prng.ts';
@@ -33,6 +33,7 @@ export interface MockResponse {
   firstByteDelayMs?: number;
   gapMs?: number;
   gzip?: boolean;
+  zstd?: boolean;
   /** Never answer (for timeouts and client disconnects). */
   hang?: boolean;
   /** Cut the connection after this many body bytes. */
@@ -68,6 +69,7 @@ export async function createMockUpstream(options: { secrets?: string[]; script?:
     if (enc === 'gzip') body = gunzipSync(body);
     else if (enc === 'deflate') body = inflateSync(body);
     else if (enc === 'br') body = brotliDecompressSync(body);
+    else if (enc === 'zstd') body = zstdDecompressSync(body);
     let json: unknown;
     try {
       json = body.length > 0 ? JSON.parse(body.toString('utf8')) : undefined;
@@ -142,6 +144,10 @@ async function sendReply(res: import('node:http').ServerResponse, reply: MockRes
   if (reply.gzip === true) {
     body = gzipSync(body);
     headers['content-encoding'] = 'gzip';
+  }
+  if (reply.zstd === true) {
+    body = zstdCompressSync(body);
+    headers['content-encoding'] = 'zstd';
   }
   const chunks = chunk(body, reply.chunking ?? (reply.sse !== undefined ? 'events' : 'whole'));
   if (chunks.length === 1 && reply.destroyAfterBytes === undefined) headers['content-length'] = String(body.length);

@@ -3,7 +3,7 @@
 
 import { connect } from 'node:net';
 import { request as httpRequest } from 'node:http';
-import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { brotliCompressSync, deflateSync, gzipSync, zstdCompressSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startFicta, type TestFicta } from '../helpers/ficta-server.ts';
 import { asciiEscape } from '../helpers/leak-oracle.ts';
@@ -72,9 +72,9 @@ describe('the gate over HTTP', () => {
     expect(seen.headers['x-api-key']).toBe('the-real-api-key');
   });
 
-  it('decodes gzip, deflate and br request bodies, redacts them and forwards them decoded', async () => {
+  it('decodes gzip, deflate, br and zstd request bodies, redacts them and forwards them decoded', async () => {
     const body = Buffer.from(JSON.stringify({ model: 'x', messages: [{ role: 'user', content: `key ${KEY}` }] }));
-    for (const [enc, data] of [['gzip', gzipSync(body)], ['deflate', deflateSync(body)], ['br', brotliCompressSync(body)]] as const) {
+    for (const [enc, data] of [['gzip', gzipSync(body)], ['deflate', deflateSync(body)], ['br', brotliCompressSync(body)], ['zstd', zstdCompressSync(body)]] as const) {
       const r = await post('/openai/v1/chat/completions', data, { 'content-encoding': enc });
       expect(r.status, enc).toBe(200);
       expect(r.json.choices[0].message.content).toBe(`ECHO: key ${KEY}`);
@@ -107,15 +107,20 @@ describe('the gate over HTTP', () => {
     expect(chunked).toBe(413);
   });
 
-  it('refuses a gzip bomb (decoded size over the limit) with 413 and an unknown encoding with 415', async () => {
-    const bomb = gzipSync(Buffer.alloc(8 * 1024 * 1024, 0x20));
-    expect(bomb.length).toBeLessThan(1024 * 1024);
-    const r = await post('/openai/v1/chat/completions', bomb, { 'content-encoding': 'gzip' });
-    expect(r.status).toBe(413);
-    expect(r.json.error.type).toBe('ficta_body_too_large');
-    const z = await post('/openai/v1/chat/completions', 'xx', { 'content-encoding': 'zstd' });
+  it('refuses a gzip or zstd bomb (decoded size over the limit) with 413 and an unknown encoding with 415', async () => {
+    const before = up.requests.length;
+    for (const [enc, bomb] of [['gzip', gzipSync(Buffer.alloc(8 * 1024 * 1024, 0x20))], ['zstd', zstdCompressSync(Buffer.alloc(8 * 1024 * 1024, 0x20))]] as const) {
+      expect(bomb.length).toBeLessThan(1024 * 1024);
+      const r = await post('/openai/v1/chat/completions', bomb, { 'content-encoding': enc });
+      expect(r.status, enc).toBe(413);
+      expect(r.json.error.type).toBe('ficta_body_too_large');
+    }
+    const z = await post('/openai/v1/chat/completions', 'xx', { 'content-encoding': 'compress' });
     expect(z.status).toBe(415);
     expect(z.json.error.type).toBe('ficta_unsupported_encoding');
+    const bad = await post('/openai/v1/chat/completions', 'not zstd at all', { 'content-encoding': 'zstd' });
+    expect(bad.status).toBe(400);
+    expect(up.requests.length).toBe(before);
   });
 
   it('forwards binary bodies byte-exact, and blocks one that holds a raw value', async () => {
@@ -140,6 +145,16 @@ describe('responses', () => {
     expect(r.status).toBe(200);
     expect(r.headers.get('content-encoding')).toBeNull();
     expect(r.json.choices[0].message.content).toBe(`ECHO: ${KEY}`);
+  });
+
+  it('restores a zstd upstream response when the client accepts zstd, and sends it decoded', async () => {
+    up.setScript(async (req) => ({ ...(await echoScript()(req)), zstd: true }));
+    const r = await post('/openai/v1/responses', JSON.stringify({ model: 'x', stream: true, input: `key ${KEY}` }), { 'accept-encoding': 'zstd' });
+    expect(up.requests.at(-1)!.headers['accept-encoding']).toBe('zstd');
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-encoding')).toBeNull();
+    expect(r.text).toContain(`ECHO: key ${KEY.slice(0, 2)}`);
+    expect(r.text).not.toContain('~ficta_');
   });
 
   it('restores compressed upstream SSE streams', async () => {
