@@ -1,6 +1,8 @@
 // OpenAI Chat Completions streaming (`POST /v1/chat/completions`): `data:` lines only, ending with
 // `[DONE]`; choices[i].delta.content and choices[i].delta.tool_calls[j].function.arguments (JSON
-// text; only the first fragment carries id and name).
+// text; only the first fragment carries id and name). OpenAI-compatible providers (DESIGN §3) stream
+// text in more places: `reasoning_content` (DeepSeek, vLLM), `reasoning` and `reasoning_details[].text`
+// (OpenRouter), and `content` as an array of parts (Mistral: text parts and `thinking` parts).
 
 import { ALL_KEYS, type DeltaField, type StreamAdapter } from './types.ts';
 
@@ -19,6 +21,14 @@ export const openaiChat: StreamAdapter = {
       for (const f of TEXT_FIELDS) {
         if (typeof delta[f] === 'string') out.push({ key: `${idx}/${f}`, path: ['choices', ci, 'delta', f], json: false });
       }
+      if (Array.isArray(delta.reasoning_details)) {
+        delta.reasoning_details.forEach((d: Record<string, unknown>, k) => {
+          for (const f of ['text', 'summary'] as const) {
+            if (typeof d?.[f] === 'string') out.push({ key: `${idx}/rd/${String(d.index ?? k)}/${f}`, path: ['choices', ci, 'delta', 'reasoning_details', k, f], json: false });
+          }
+        });
+      }
+      if (Array.isArray(delta.content)) contentParts(delta.content, idx, ['choices', ci, 'delta', 'content'], out);
       const calls = delta.tool_calls;
       if (!Array.isArray(calls)) return;
       calls.forEach((call: Record<string, unknown>, ti) => {
@@ -41,3 +51,16 @@ export const openaiChat: StreamAdapter = {
     return (k) => done.some((p) => k.startsWith(p));
   },
 };
+
+/** Text in a `content` array: `{type:"text",text}` parts, and `{type:"thinking",thinking:[{type:"text",text}]}`. */
+function contentParts(parts: unknown[], idx: string, path: ReadonlyArray<string | number>, out: DeltaField[]): void {
+  parts.forEach((part, k) => {
+    const p = part as Record<string, unknown> | null;
+    if (typeof p?.text === 'string') out.push({ key: `${idx}/content/${String(p.type ?? 'text')}`, path: [...path, k, 'text'], json: false });
+    if (Array.isArray(p?.thinking)) {
+      p.thinking.forEach((t: Record<string, unknown> | null, m) => {
+        if (typeof t?.text === 'string') out.push({ key: `${idx}/content/thinking`, path: [...path, k, 'thinking', m, 'text'], json: false });
+      });
+    }
+  });
+}

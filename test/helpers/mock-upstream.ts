@@ -1,12 +1,15 @@
-// A mock model provider on loopback that speaks the Anthropic Messages, OpenAI Chat Completions and
-// OpenAI Responses wire formats (JSON and SSE), splits streams into tiny pieces and chunks, and acts as a
-// leak oracle: any form of a registered value arriving in a request is recorded (the test then fails).
+// A mock model provider on loopback that speaks the Anthropic Messages, OpenAI Chat Completions, OpenAI
+// Responses, Gemini and Ollama wire formats (JSON, SSE, streamed JSON arrays, NDJSON), splits streams into
+// tiny pieces and chunks, and acts as a leak oracle: any form of a registered value arriving in a request
+// is recorded (the test then fails).
 
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync, gzipSync, inflateSync, brotliDecompressSync, zstdCompressSync, zstdDecompressSync } from 'node:zlib';
 import { findLeaks, type Leak } from './leak-oracle.ts';
 import { anthropicJson, anthropicSse, chatJson, chatSse, responsesJson, responsesSse, type Reply } from './wire.ts';
+import { geminiFirstFunction, geminiJson, geminiJsonArray, geminiSse, geminiUserText } from './wire-gemini.ts';
+import { ollamaJson, ollamaNdjson } from './wire-ollama.ts';
 import { mulberry32 } from '../../src/util/prng.ts';
 
 export interface RecordedRequest {
@@ -52,7 +55,20 @@ export interface MockUpstream {
   close(): Promise<void>;
 }
 
-const AUTH = new Set(['authorization', 'x-api-key']);
+/** Credentials the real provider needs: the oracle does not count them (ficta forwards them on purpose). */
+const AUTH = new Set(['authorization', 'x-api-key', 'x-goog-api-key', 'api-key']);
+
+/** The request target without Gemini's `key=` credential parameter, on Gemini paths. */
+function targetWithoutAuth(url: string): string {
+  if (formatOf(url) !== 'gemini' && !/\/v1beta\//.test(url)) return url;
+  const q = url.indexOf('?');
+  if (q === -1) return url;
+  return `${url.slice(0, q)}?${url
+    .slice(q + 1)
+    .split('&')
+    .filter((p) => !p.startsWith('key='))
+    .join('&')}`;
+}
 
 /** Starts the mock on 127.0.0.1:0. */
 export async function createMockUpstream(options: { secrets?: string[]; script?: Script } = {}): Promise<MockUpstream> {
@@ -87,7 +103,7 @@ export async function createMockUpstream(options: { secrets?: string[]; script?:
       .map(([k, v]) => `${k}: ${String(v)}`)
       .join('\n');
     const found = [
-      ...findLeaks(state.secrets, Buffer.from(rec.url, 'latin1'), 'target'),
+      ...findLeaks(state.secrets, Buffer.from(targetWithoutAuth(rec.url), 'latin1'), 'target'),
       ...findLeaks(state.secrets, Buffer.from(headerText, 'latin1'), 'headers'),
       ...findLeaks(state.secrets, body, 'body'),
     ];
@@ -223,6 +239,8 @@ export function lastUserText(json: any): string {
       if (m?.role === 'user' || m?.role === 'tool') return fromContent(m.content);
     }
   }
+  if (Array.isArray(json.contents)) return geminiUserText(json);
+  if (typeof json.prompt === 'string') return json.prompt;
   if (typeof json.input === 'string') return json.input;
   if (Array.isArray(json.input)) {
     for (let i = json.input.length - 1; i >= 0; i--) {
@@ -234,18 +252,33 @@ export function lastUserText(json: any): string {
   return '';
 }
 
-export type Format = 'anthropic' | 'chat' | 'responses';
+export type Format = 'anthropic' | 'chat' | 'responses' | 'gemini' | 'ollama-chat' | 'ollama-generate';
 
 /** Which wire format a request path speaks. */
 export function formatOf(url: string): Format {
-  if (url.includes('/v1/messages')) return 'anthropic';
-  if (url.includes('/v1/responses')) return 'responses';
+  const path = url.split('?', 1)[0] as string;
+  if (path.includes('/v1/messages')) return 'anthropic';
+  if (path.endsWith('/responses')) return 'responses';
+  if (/:(stream)?generateContent$/i.test(path)) return 'gemini';
+  if (path.endsWith('/api/chat')) return 'ollama-chat';
+  if (path.endsWith('/api/generate')) return 'ollama-generate';
   return 'chat';
 }
 
 /** Renders a reply in the request's format, streamed when the request asked for it. */
 export function render(req: RecordedRequest, reply: Reply, extra: Omit<MockResponse, 'json' | 'sse'> = {}): MockResponse {
   const format = formatOf(req.url);
+  if (format === 'gemini') {
+    if (!req.url.includes(':streamGenerateContent')) return { ...extra, json: geminiJson(reply) };
+    if (/[?&]alt=sse(&|$)/.test(req.url)) return { ...extra, sse: geminiSse(reply) };
+    return { ...extra, raw: geminiJsonArray(reply), headers: { 'content-type': 'application/json; charset=UTF-8', ...(extra.headers ?? {}) } };
+  }
+  if (format === 'ollama-chat' || format === 'ollama-generate') {
+    const endpoint = format === 'ollama-chat' ? 'chat' : 'generate';
+    // Ollama streams unless told `stream: false`.
+    if (req.json?.stream === false) return { ...extra, json: ollamaJson(endpoint, reply) };
+    return { ...extra, raw: ollamaNdjson(endpoint, reply), headers: { 'content-type': 'application/x-ndjson', ...(extra.headers ?? {}) } };
+  }
   const stream = req.json?.stream === true;
   if (format === 'anthropic') return stream ? { ...extra, sse: anthropicSse(reply) } : { ...extra, json: anthropicJson(reply) };
   if (format === 'responses') return stream ? { ...extra, sse: responsesSse(reply) } : { ...extra, json: responsesJson(reply) };
@@ -257,6 +290,11 @@ export function echoScript(extra: Omit<MockResponse, 'json' | 'sse'> = {}, piece
   return (req) => {
     const text = lastUserText(req.json);
     const reply: Reply = { text: `ECHO: ${text}`, pieceSize };
+    const geminiFn = geminiFirstFunction(req.json);
+    if (geminiFn !== undefined) {
+      reply.tool = { name: geminiFn, input: { text, note: 'echo' } };
+      return render(req, reply, extra);
+    }
     const tools: any[] = Array.isArray(req.json?.tools) ? req.json.tools : [];
     const fn = tools.find((t) => t?.type === undefined || t?.type === 'function' || t?.type === 'custom' || typeof t?.name === 'string');
     if (fn !== undefined) {

@@ -15,6 +15,12 @@ export interface Reply {
   customTool?: { name: string; input: string };
   /** Characters per streamed delta (default 3: placeholders always split across events). */
   pieceSize?: number;
+  /**
+   * Chat Completions as an OpenAI-compatible provider streams reasoning (`thinking`): in
+   * `reasoning_content` (DeepSeek, vLLM), `reasoning` or `reasoning_details` (OpenRouter), or with
+   * `content` as an array of parts (Mistral).
+   */
+  chatDialect?: 'reasoning_content' | 'reasoning' | 'reasoning_details' | 'content_array';
 }
 
 /** Cuts `s` into pieces of at most `size` code points. */
@@ -111,7 +117,14 @@ export function chatSse(r: Reply, model = 'gpt-x'): string {
   const chunk = (delta: unknown, finish: string | null = null): string =>
     sse(undefined, { ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
   let out = chunk({ role: 'assistant', content: r.text === undefined ? null : '', refusal: null });
-  if (r.text !== undefined) for (const p of pieces(r.text, size)) out += chunk({ content: p });
+  if (r.thinking !== undefined && r.chatDialect !== undefined) {
+    for (const p of pieces(r.thinking, size)) {
+      if (r.chatDialect === 'reasoning_details') out += chunk({ reasoning_details: [{ type: 'reasoning.text', text: p, format: 'unknown', index: 0 }] });
+      else if (r.chatDialect === 'content_array') out += chunk({ content: [{ type: 'thinking', thinking: [{ type: 'text', text: p }] }] });
+      else out += chunk({ [r.chatDialect]: p });
+    }
+  }
+  if (r.text !== undefined) for (const p of pieces(r.text, size)) out += chunk({ content: r.chatDialect === 'content_array' ? [{ type: 'text', text: p }] : p });
   if (r.tool !== undefined) {
     out += chunk({ tool_calls: [{ index: 0, id: id('call'), type: 'function', function: { name: r.tool.name, arguments: '' } }] });
     for (const p of pieces(JSON.stringify(r.tool.input), size)) out += chunk({ tool_calls: [{ index: 0, function: { arguments: p } }] });

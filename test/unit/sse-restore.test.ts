@@ -10,7 +10,7 @@ import { createRestoreStats } from '../../src/restore/restore-bytes.ts';
 import { createSseRestorer } from '../../src/restore/sse-restorer.ts';
 import { runThrough, splits } from '../helpers/chunking.ts';
 import { ph, testSet } from '../helpers/secret-set.ts';
-import { collect } from '../helpers/sse-client.ts';
+import { collect, parseSse } from '../helpers/sse-client.ts';
 import { anthropicSse, chatSse, responsesSse, type Reply } from '../helpers/wire.ts';
 
 const PLAIN = 'sk-ant-api03-AbCdEfGhIjKlMnOp';
@@ -107,6 +107,41 @@ describe('SSE restore of generated streams', () => {
             for (const copy of c.copies) expect(copy).not.toContain('~ficta_');
             expect(c.copies).toContain(expectedText);
           }
+        });
+      }
+    }
+  }
+});
+
+describe('OpenAI-compatible Chat Completions dialects (DESIGN §3)', () => {
+  const thinking = `plan ${W} then ${P}`;
+  const text = `answer ${P}${W}`;
+  /** Reassembles reasoning and answer text whichever field a dialect streams them in. */
+  const reassemble = (out: string): { reasoning: string; content: string } => {
+    let reasoning = '';
+    let content = '';
+    for (const { data } of parseSse(out)) {
+      if (data === '[DONE]') continue;
+      const delta = JSON.parse(data).choices?.[0]?.delta ?? {};
+      reasoning += delta.reasoning_content ?? delta.reasoning ?? '';
+      for (const d of delta.reasoning_details ?? []) reasoning += d.text ?? '';
+      if (typeof delta.content === 'string') content += delta.content;
+      for (const part of Array.isArray(delta.content) ? delta.content : []) {
+        if (part.type === 'text') content += part.text;
+        for (const t of part.thinking ?? []) reasoning += t.text;
+      }
+    }
+    return { reasoning, content };
+  };
+  for (const dialect of ['reasoning_content', 'reasoning', 'reasoning_details', 'content_array'] as const) {
+    for (const pieceSize of [1, 4, 9]) {
+      for (const split of splits(3)) {
+        it(`${dialect}: reasoning and text restored exactly once with piece size ${pieceSize} (${split.name})`, () => {
+          const input = chatSse({ thinking, text, pieceSize, chatDialect: dialect });
+          const { out, stats } = restore(openaiChat, Buffer.from(input), split);
+          expect(out).not.toContain('~ficta_');
+          expect(reassemble(out)).toEqual({ reasoning: `plan ${WEIRD} then ${PLAIN}`, content: `answer ${PLAIN}${WEIRD}` });
+          expect(stats.misses).toBe(0);
         });
       }
     }
