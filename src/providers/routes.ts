@@ -8,7 +8,7 @@ import { generic } from './generic.ts';
 import { openaiChat } from './openai-chat.ts';
 import { openaiResponses } from './openai-responses.ts';
 import type { StreamAdapter } from './types.ts';
-import type { BuiltInName, UpstreamEntry, UpstreamTable } from './upstreams.ts';
+import { isGeminiPath, type BuiltInName, type UpstreamEntry, type UpstreamTable } from './upstreams.ts';
 
 export interface ResolvedRoute {
   upstream: UpstreamEntry;
@@ -44,7 +44,10 @@ export function createRouter(table: UpstreamTable): Router {
         target = rawTarget.slice(first.length + 1);
       } else if (first === 'v1') {
         const p = pathOf(rawTarget);
-        upstream = p === '/v1/messages' || p.startsWith('/v1/messages/') || p === '/v1/complete' ? table.builtIn.anthropic : table.builtIn.openai;
+        if (p === '/v1/messages' || p.startsWith('/v1/messages/') || p === '/v1/complete') upstream = table.builtIn.anthropic;
+        // `models/{m}:generateContent` and its siblings exist only in Gemini's API (@google/genai 3 defaults to /v1).
+        else if (isGeminiPath(p)) upstream = table.builtIn.gemini;
+        else upstream = table.builtIn.openai;
       } else if (first === 'v1beta') {
         upstream = table.builtIn.gemini;
       } else {

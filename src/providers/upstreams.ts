@@ -18,6 +18,13 @@ export interface UpstreamEntry {
   errorShapeFor(pathname: string): ErrorShape;
   /** Query parameters that carry the client's own credentials on this path: forwarded unredacted. */
   authQueryFor(pathname: string): ReadonlySet<string>;
+  /**
+   * Whether this request's body is file bytes (an upload): forwarded byte-exact and gated, never
+   * rewritten (rewriting would change a size the client announced). `header` reads a request header.
+   */
+  isFileBody(pathname: string, header: (name: string) => string | undefined): boolean;
+  /** Response headers holding an absolute URL of this upstream that the client calls next (resumable uploads). */
+  readonly urlHeaders: ReadonlySet<string>;
 }
 
 export type BuiltInName = 'anthropic' | 'openai' | 'gemini' | 'ollama' | 'chatgpt';
@@ -44,6 +51,20 @@ export function namedUpstreamProblem(name: string): string | undefined {
 }
 
 const NONE: ReadonlySet<string> = new Set();
+const NO_FILES = (): boolean => false;
+/**
+ * Gemini file uploads go to `/upload/{version}/files` (ai.google.dev/api/files): a resumable upload's
+ * `start` command carries JSON metadata, every later command (`upload`, `upload, finalize`) the file's
+ * bytes — which @google/genai labels application/json whatever they are.
+ */
+const geminiUpload = (p: string, header: (name: string) => string | undefined): boolean =>
+  p.startsWith('/upload/') && (header('x-goog-upload-command') ?? '').trim().toLowerCase() !== 'start';
+/**
+ * Gemini's resumable upload answers the start request with the URL to send the bytes to; the SDK keeps
+ * its path and swaps in its own base URL's host (@google/genai uploadBlobInternal), so the path has to
+ * lead back through ficta's route prefix.
+ */
+const GEMINI_URL_HEADERS: ReadonlySet<string> = new Set(['x-goog-upload-url']);
 /** Gemini takes its API key as `?key=` as well as in x-goog-api-key (ai.google.dev/api#authentication). */
 const GEMINI_AUTH_QUERY: ReadonlySet<string> = new Set(['key']);
 
@@ -58,19 +79,24 @@ export function isAnthropicPath(pathname: string): boolean {
 }
 
 /** How each built-in upstream answers errors and takes credentials in the query. */
-const BEHAVIOUR: Record<BuiltInName, Pick<UpstreamEntry, 'errorShapeFor' | 'authQueryFor'>> = {
-  anthropic: { errorShapeFor: () => anthropicErrors, authQueryFor: () => NONE },
-  openai: { errorShapeFor: () => openaiErrors, authQueryFor: () => NONE },
-  gemini: { errorShapeFor: () => geminiErrors, authQueryFor: () => GEMINI_AUTH_QUERY },
+type Behaviour = Pick<UpstreamEntry, 'errorShapeFor' | 'authQueryFor' | 'isFileBody' | 'urlHeaders'>;
+const PLAIN: Omit<Behaviour, 'errorShapeFor'> = { authQueryFor: () => NONE, isFileBody: NO_FILES, urlHeaders: NONE };
+
+const BEHAVIOUR: Record<BuiltInName, Behaviour> = {
+  anthropic: { ...PLAIN, errorShapeFor: () => anthropicErrors },
+  openai: { ...PLAIN, errorShapeFor: () => openaiErrors },
+  gemini: { errorShapeFor: () => geminiErrors, authQueryFor: () => GEMINI_AUTH_QUERY, isFileBody: geminiUpload, urlHeaders: GEMINI_URL_HEADERS },
   // Ollama's native API is /api/*; its OpenAI-compatible API is /v1/* (docs.ollama.com/openai).
-  ollama: { errorShapeFor: (p) => (p.startsWith('/v1/') ? openaiErrors : ollamaErrors), authQueryFor: () => NONE },
-  chatgpt: { errorShapeFor: () => openaiErrors, authQueryFor: () => NONE },
+  ollama: { ...PLAIN, errorShapeFor: (p) => (p.startsWith('/v1/') ? openaiErrors : ollamaErrors) },
+  chatgpt: { ...PLAIN, errorShapeFor: () => openaiErrors },
 };
 
 /** A named upstream speaks whatever the path says (DESIGN §2); most are OpenAI-compatible. */
-const NAMED_BEHAVIOUR: Pick<UpstreamEntry, 'errorShapeFor' | 'authQueryFor'> = {
+const NAMED_BEHAVIOUR: Behaviour = {
   errorShapeFor: (p) => (isAnthropicPath(p) ? anthropicErrors : isGeminiPath(p) ? geminiErrors : openaiErrors),
   authQueryFor: (p) => (isGeminiPath(p) ? GEMINI_AUTH_QUERY : NONE),
+  isFileBody: (p, header) => isGeminiPath(p) && geminiUpload(p, header),
+  urlHeaders: GEMINI_URL_HEADERS,
 };
 
 export interface UpstreamTable {

@@ -52,8 +52,11 @@ export function createApp(deps: ProxyDeps, hooks: AppHooks = {}, options: AppOpt
     const route = deps.router.resolve(access.target);
     if (route === undefined) return undefined;
     hooks.onRequestStart?.();
+    // The route's base as the client reaches it (host as it addressed us, token included).
+    const host = incoming.headers.host;
+    const publicBase = host === undefined ? undefined : `http://${host}${options.token === undefined ? '' : `/t/${options.token}`}/${route.provider}`;
     try {
-      await proxyRequest(deps, route, incoming, outgoing);
+      await proxyRequest(deps, route, incoming, outgoing, publicBase);
     } finally {
       hooks.onRequestEnd?.();
     }

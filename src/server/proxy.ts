@@ -2,10 +2,11 @@
 // target and headers → GATE on the exact outgoing bytes → send upstream → restore placeholders in the
 // streamed response → log counts. Every refusal is a provider-shaped error and nothing is forwarded.
 
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { FictaError, isFictaError } from '../errors.ts';
 import { logEvent, type Logger } from '../log/logger.ts';
 import type { ResolvedRoute, Router } from '../providers/routes.ts';
+import type { UpstreamEntry } from '../providers/upstreams.ts';
 import { classifyBody } from '../redact/body-kind.ts';
 import { redactBody } from '../redact/body.ts';
 import { describeFindings, gateRequest, type Finding } from '../redact/gate.ts';
@@ -56,8 +57,12 @@ interface RequestLog {
 let sequence = 0;
 const RUN_ID = Math.random().toString(36).slice(2, 8);
 
-/** Handles one request on a provider route. Resolves when the response has ended. */
-export async function proxyRequest(deps: ProxyDeps, route: ResolvedRoute, req: IncomingMessage, res: ServerResponse): Promise<void> {
+/**
+ * Handles one request on a provider route. Resolves when the response has ended. `publicBase` is this
+ * route's base URL as the client reaches it (`http://127.0.0.1:8787/t/<token>/gemini`), for upstream URLs
+ * handed to the client in response headers.
+ */
+export async function proxyRequest(deps: ProxyDeps, route: ResolvedRoute, req: IncomingMessage, res: ServerResponse, publicBase?: string): Promise<void> {
   const log: RequestLog = {
     id: `${RUN_ID}-${(++sequence).toString(36)}`,
     method: req.method ?? 'GET',
@@ -86,7 +91,7 @@ export async function proxyRequest(deps: ProxyDeps, route: ResolvedRoute, req: I
   try {
     if (snapshot.kind === 'unavailable') throw unavailableError(snapshot);
     set = snapshot.set;
-    await forward(deps, route, req, res, set, log, client);
+    await forward(deps, route, req, res, set, log, client, publicBase);
   } catch (error) {
     if (isFictaError(error, 'FICTA_CLIENT_ABORTED') || client.gone) {
       log.outcome = 'client_aborted';
@@ -112,6 +117,7 @@ async function forward(
   set: SecretSet,
   log: RequestLog,
   client: ClientState,
+  publicBase: string | undefined,
 ): Promise<void> {
   const method = log.method;
   const hasBody = method !== 'GET' && method !== 'HEAD';
@@ -123,7 +129,8 @@ async function forward(
   const body = codings.length === 0 ? raw : await decodeBody(raw, codings, deps.limits.maxDecodedBytes);
   const sendHeaders = codings.length === 0 ? headers : headers.filter(([n]) => n !== 'content-encoding');
 
-  const kind = classifyBody(headerValue(sendHeaders, 'content-type'), body);
+  // File bytes (uploads) are forwarded byte-exact and only gated, whatever content-type they carry.
+  const kind = route.upstream.isFileBody(route.pathname, (n) => headerValue(sendHeaders, n)) ? 'binary' : classifyBody(headerValue(sendHeaders, 'content-type'), body);
   const redacted = redactBody(set, body, kind, log.redactions);
   const upstream = route.upstream;
   const target = upstream.basePath + redactTarget(set, route.target, log.redactions, route.authQuery);
@@ -168,9 +175,10 @@ async function forward(
     const call = deps.upstream.dispatch(
       { origin: upstream.origin, path: target, method, headers: flat, body: hasBody ? outBody : undefined },
       {
-        onHead(status, headers) {
+        onHead(status, upstreamHeaders) {
           log.upstreamHeadersMs = performance.now() - t0;
           log.status = status;
+          const headers = publicBase === undefined ? upstreamHeaders : pointBackThroughProxy(upstreamHeaders, route.upstream, publicBase);
           writer = createResponseWriter(deps, route.adapter, status, headers, res, set, log, call, (failure) => {
             if (failure !== undefined) streamFailed(deps, log, res, failure);
             settle();
@@ -194,6 +202,22 @@ async function forward(
     };
     if (client.gone) client.onGone();
   });
+}
+
+/**
+ * Upstream URLs the client is told to call next (Gemini's `x-goog-upload-url`) are rewritten to lead
+ * through this proxy's route, so the follow-up request is redacted and gated too.
+ */
+function pointBackThroughProxy(headers: IncomingHttpHeaders, upstream: UpstreamEntry, publicBase: string): IncomingHttpHeaders {
+  let out: IncomingHttpHeaders | undefined;
+  const base = upstream.origin + upstream.basePath;
+  for (const name of upstream.urlHeaders) {
+    const value = headers[name];
+    if (typeof value !== 'string' || !(value.startsWith(`${base}/`) || value.startsWith(`${base}?`))) continue;
+    out ??= { ...headers };
+    out[name] = publicBase + value.slice(base.length);
+  }
+  return out ?? headers;
 }
 
 /** Whether the client went away, and what to do when it does (abort the upstream exchange). */
