@@ -60,6 +60,34 @@ describe('loadConfig', () => {
   });
 });
 
+describe('upstreams', () => {
+  it('has the DESIGN §2 defaults for Gemini, Ollama and the ChatGPT backend, overridden by FICTA_*_UPSTREAM', () => {
+    const d = loadConfig({ env: { FICTA_HOME: home() } });
+    expect(d.ok && d.value.upstreams).toMatchObject({ gemini: 'https://generativelanguage.googleapis.com', ollama: 'http://127.0.0.1:11434', chatgpt: 'https://chatgpt.com' });
+    const e = loadConfig({ env: { FICTA_HOME: home(), FICTA_GEMINI_UPSTREAM: 'http://g.example', FICTA_OLLAMA_UPSTREAM: 'http://o.example:1', FICTA_CHATGPT_UPSTREAM: 'http://c.example' } });
+    expect(e.ok && e.value.upstreams).toMatchObject({ gemini: 'http://g.example', ollama: 'http://o.example:1', chatgpt: 'http://c.example' });
+  });
+
+  it('reads named upstreams from [upstreams.<name>] tables, FICTA_UPSTREAM_<NAME> and flags, flags winning', () => {
+    const h = home({ 'config.toml': '[upstreams.openrouter]\nurl = "https://file.example"\n[upstreams.groq]\nurl = "https://api.groq.com/openai"\n' });
+    const r = loadConfig({ env: { FICTA_HOME: h, FICTA_UPSTREAM_OPENROUTER: 'https://env.example', FICTA_UPSTREAM_MY_VLLM: 'http://127.0.0.1:8000' }, flags: { upstreams: { groq: { url: 'https://flag.example' } } } });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.value.upstreams).toMatchObject({ openrouter: { url: 'https://env.example' }, groq: { url: 'https://flag.example' }, my_vllm: { url: 'http://127.0.0.1:8000' } });
+  });
+
+  it('refuses a named upstream that collides with a built-in route, naming it', () => {
+    const file = loadConfig({ env: { FICTA_HOME: home({ 'config.toml': '[upstreams.v1beta]\nurl = "https://x.example"\n' }) } });
+    expect(!file.ok && file.error.message).toMatch(/^config: upstreams\.v1beta: the name "v1beta" collides with the built-in route \/v1beta\//);
+    const env = loadConfig({ env: { FICTA_HOME: home(), FICTA_UPSTREAM_GEMINI: 'https://x.example' } });
+    expect(!env.ok && env.error.message).toBe('config: FICTA_UPSTREAM_GEMINI: the name "gemini" collides with the built-in route /gemini/; choose another name');
+    const table = loadConfig({ env: { FICTA_HOME: home({ 'config.toml': '[upstreams.openai]\nurl = "https://x.example"\n' }) } });
+    expect(table.ok).toBe(false);
+    const bad = loadConfig({ env: { FICTA_HOME: home({ 'config.toml': '[upstreams."Open Router"]\nurl = "https://x.example"\n' }) } });
+    expect(!bad.ok && bad.error.message).toMatch(/^config: upstreams\.Open Router: a name is 1 to 63 lowercase letters/);
+  });
+});
+
 describe('config/ficta.example.toml', () => {
   it('is a valid config whose values are the defaults', () => {
     const example = join(import.meta.dirname, '../../config/ficta.example.toml');
