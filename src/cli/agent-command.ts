@@ -1,7 +1,8 @@
-// `ficta claude …` and `ficta codex …`: the agent behind a private proxy, with what it needs to route
+// `ficta claude|codex|gemini|opencode …`: the agent behind a private proxy, with what it needs to route
 // all model traffic through it. Arguments go to the agent; ficta's own options, if any, come before `--`.
 
 import { parseArgs } from 'node:util';
+import { resolveHome } from '../config/home.ts';
 import { FictaError } from '../errors.ts';
 import { agentPlan, findAgent, type AgentName } from './agents.ts';
 import type { CliIo, Command } from './io.ts';
@@ -27,7 +28,8 @@ export function agentCommand(agent: AgentName): Command {
         if (bin === undefined) {
           throw new FictaError('FICTA_RUN_NOT_FOUND', `${agent}: not found on PATH (install it, or set FICTA_${agent.toUpperCase()}_BIN)`, { status: 127 });
         }
-        return runWrapped({ flags, configFile, keyFile, io, plan: (urls) => agentPlan(agent, bin, userArgs, urls, io.env) });
+        const home = resolveHome(io.env);
+        return runWrapped({ flags, configFile, keyFile, io, plan: (urls) => agentPlan(agent, bin, userArgs, urls, io.env, home) });
       }, io);
     },
   };

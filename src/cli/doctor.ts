@@ -1,4 +1,4 @@
-// `ficta doctor [claude|codex] [--online] [--json]`: checks the config, FICTA_HOME, secrets, vault,
+// `ficta doctor [claude|codex|gemini|opencode] [--online] [--json]`: checks the config, FICTA_HOME, secrets, vault,
 // upstreams (DNS only unless --online), the port, and what routing an agent would get. Exits 1 when a
 // check fails. Never prints a value: names, counts, paths and modes only.
 
@@ -16,7 +16,8 @@ import { baseUrls, isLoopbackHost } from '../server/access.ts';
 import { createEnvFileSource } from '../secrets/env-sources.ts';
 import { placeholderKeyPath } from '../secrets/placeholder-key-file.ts';
 import { filterEntries } from '../secrets/registry.ts';
-import { agentPlan, findAgent, type AgentName } from './agents.ts';
+import { detectCodexLogin } from './agent-codex.ts';
+import { AGENTS, agentPlan, findAgent, isAgentName, type AgentName } from './agents.ts';
 import type { CliIo } from './io.ts';
 import { checkVault } from './doctor-vault.ts';
 
@@ -35,11 +36,11 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     allowPositionals: true,
   });
   if (values.help === true) {
-    io.stdout.write('usage: ficta doctor [claude|codex] [--online] [--json] [--config FILE]\n');
+    io.stdout.write('usage: ficta doctor [claude|codex|gemini|opencode] [--online] [--json] [--config FILE]\n');
     return 0;
   }
+  for (const a of positionals) if (!isAgentName(a)) throw new FictaError('FICTA_USAGE', `usage: ficta doctor [${AGENTS.join('|')}]: unknown agent "${a}"`);
   const agents = positionals as AgentName[];
-  for (const a of agents) if (a !== 'claude' && a !== 'codex') throw new FictaError('FICTA_USAGE', `usage: ficta doctor [claude|codex]: unknown agent "${a}"`);
   const checks = await runChecks({ env: io.env, agents, online: values.online === true, configFile: values.config });
   if (values.json === true) io.stdout.write(`${JSON.stringify({ ok: !checks.some((c) => c.level === 'fail'), checks })}\n`);
   else for (const c of checks) io.stdout.write(`${c.level.padEnd(5)} ${c.area.padEnd(10)} ${c.message}\n`);
@@ -164,10 +165,31 @@ async function checkAgent(agent: AgentName, config: Config, env: NodeJS.ProcessE
   });
   add('ok', agent, `${bin} (${version})`);
   const urls = baseUrls(`http://127.0.0.1:<port>`, '<per-run token>');
-  const plan = agentPlan(agent, bin, [], urls, env);
-  const routing = agent === 'claude' ? `ANTHROPIC_BASE_URL=${urls.anthropic} CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=${plan.env.CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC}` : plan.args.filter((a) => a !== '-c').join(' ');
-  add('ok', agent, `ficta ${agent} routes it with: ${routing}`);
-  if (agent === 'codex' && env.OPENAI_API_KEY === undefined) add('warn', agent, 'OPENAI_API_KEY is not set: the ficta model provider reads the API key from it');
-  if (agent === 'claude' && env.ANTHROPIC_API_KEY === undefined && env.ANTHROPIC_AUTH_TOKEN === undefined) add('warn', agent, 'no ANTHROPIC_API_KEY / ANTHROPIC_AUTH_TOKEN: Claude Code uses its stored login, which also works through the base URL');
-  void config;
+  let plan;
+  try {
+    plan = agentPlan(agent, bin, [], urls, env, config.home);
+  } catch (error) {
+    add('fail', agent, (error as Error).message);
+    return;
+  }
+  const shown = (names: string[]): string => names.map((n) => `${n}=${plan.env[n] ?? ''}`).join(' ');
+  if (agent === 'claude') add('ok', agent, `ficta claude routes it with: ${shown(['ANTHROPIC_BASE_URL', 'CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC'])}`);
+  if (agent === 'codex') {
+    const login = detectCodexLogin(env);
+    add('ok', agent, `login mode: ${login.mode === 'chatgpt' ? 'ChatGPT account' : 'API key'} (${login.reason}; ${login.authFile})`);
+    add('ok', agent, `ficta codex routes it with: ${plan.args.filter((a) => a !== '-c').join(' ')}`);
+    if (login.mode === 'api-key' && env.OPENAI_API_KEY === undefined) add('warn', agent, 'OPENAI_API_KEY is not set: the ficta model provider reads the API key from it');
+  }
+  if (agent === 'gemini') {
+    add('ok', agent, `ficta gemini routes it with: ${shown(['GOOGLE_GEMINI_BASE_URL', 'GEMINI_CLI_SYSTEM_SETTINGS_PATH', 'GEMINI_TELEMETRY_ENABLED'])}`);
+    add('ok', agent, 'system settings turn off usage statistics, telemetry, auto-update and the update check');
+    if (env.GEMINI_API_KEY === undefined) add('warn', agent, 'GEMINI_API_KEY is not set: Gemini CLI sends it as x-goog-api-key through the proxy');
+  }
+  if (agent === 'opencode') {
+    // Only ficta's part of OPENCODE_CONFIG_CONTENT: the user's own part may hold an apiKey.
+    const providers = (JSON.parse(plan.env.OPENCODE_CONFIG_CONTENT ?? '{}') as { provider: Record<string, { options: { baseURL: string } }> }).provider;
+    const bases = ['anthropic', 'openai', 'google'].map((p) => `provider.${p}.options.baseURL=${providers[p]?.options.baseURL ?? ''}`);
+    add('ok', agent, `ficta opencode routes it with OPENCODE_CONFIG_CONTENT ${bases.join(' ')} ${shown(['OPENCODE_DISABLE_MODELS_FETCH', 'OPENCODE_DISABLE_AUTOUPDATE'])}`);
+  }
+  if (agent === 'claude' && env.ANTHROPIC_API_KEY === undefined && env.ANTHROPIC_AUTH_TOKEN === undefined) add('warn', agent, 'no ANTHROPIC_API_KEY / ANTHROPIC_AUTH_TOKEN: Claude Code uses its stored login (API key or Claude subscription), which also works through the base URL');
 }

@@ -9,6 +9,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   run: () => import('./run.ts'),
   claude: () => import('./claude.ts'),
   codex: () => import('./codex.ts'),
+  gemini: () => import('./gemini.ts'),
+  opencode: () => import('./opencode.ts'),
   report: () => import('./report.ts'),
   doctor: () => import('./doctor.ts'),
   vault: () => import('./vault.ts'),
@@ -24,8 +26,10 @@ commands:
   run          run a command behind a private proxy: ficta run -- CMD ARGS…
   claude       run Claude Code behind a private proxy: ficta claude [-- args]
   codex        run Codex behind a private proxy: ficta codex [-- args]
+  gemini       run Gemini CLI behind a private proxy: ficta gemini [-- args]
+  opencode     run opencode behind a private proxy: ficta opencode [-- args]
   report       print a run report written with --report-file
-  doctor       check config, vault, upstreams, port and agent routing (ficta doctor [claude|codex])
+  doctor       check config, vault, upstreams, port and agent routing (ficta doctor [claude|codex|gemini|opencode])
   vault        manage the sealed secret vault (ficta vault --help)
   watermark    mark a document shared by hand, or read its marks (ficta watermark --help)
   attribute    say which session and request sent a leaked text (ficta attribute --help)

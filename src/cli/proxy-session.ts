@@ -114,7 +114,7 @@ async function openVaultSource(config: Config, options: StartSessionOptions): Pr
 
 /** The ready file: shell/`$GITHUB_ENV`-friendly KEY=VALUE lines. */
 export function formatReadyFile(url: string, urls: BaseUrls): string {
-  return `FICTA_URL=${urls.root}\nANTHROPIC_BASE_URL=${urls.anthropic}\nOPENAI_BASE_URL=${urls.openai}\nFICTA_LISTEN=${url}\n`;
+  return `FICTA_URL=${urls.root}\nANTHROPIC_BASE_URL=${urls.anthropic}\nOPENAI_BASE_URL=${urls.openai}\nGOOGLE_GEMINI_BASE_URL=${urls.gemini}\nFICTA_LISTEN=${url}\n`;
 }
 
 /** Writes a file whole (temp + rename), mode 0600: readers never see half of it. */

@@ -44,7 +44,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   io.stdout.write(`ficta listening on ${session.url}\n`);
   if (session.config.token !== undefined) {
     // The base URLs carry the token; they go to stderr so stdout stays the one line above.
-    io.stderr.write(`ficta: base URLs: ANTHROPIC_BASE_URL=${session.baseUrls.anthropic} OPENAI_BASE_URL=${session.baseUrls.openai}\n`);
+    io.stderr.write(`ficta: base URLs: ANTHROPIC_BASE_URL=${session.baseUrls.anthropic} OPENAI_BASE_URL=${session.baseUrls.openai} GOOGLE_GEMINI_BASE_URL=${session.baseUrls.gemini}\n`);
   }
 
   await new Promise<void>((resolve) => {

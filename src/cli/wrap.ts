@@ -5,7 +5,8 @@
 
 import { spawn } from 'node:child_process';
 import { constants as osConstants } from 'node:os';
-import { join } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { resolveHome } from '../config/home.ts';
 import { FictaError } from '../errors.ts';
 import type { BaseUrls } from '../server/access.ts';
@@ -25,6 +26,8 @@ export interface WrapPlan {
   args: string[];
   /** Variables added to (or, when undefined, removed from) the command's environment. */
   env: Record<string, string | undefined>;
+  /** Files the command reads (agent settings), written (0600) before it starts. */
+  files?: Array<{ path: string; text: string }>;
 }
 
 export interface WrapOptions {
@@ -36,9 +39,9 @@ export interface WrapOptions {
   plan(urls: BaseUrls): WrapPlan;
 }
 
-/** The environment every wrapped command gets: both SDK base URLs pointing at the proxy. */
+/** The environment every wrapped command gets: the SDKs' base URLs pointing at the proxy. */
 export function baseUrlEnv(urls: BaseUrls): Record<string, string> {
-  return { ANTHROPIC_BASE_URL: urls.anthropic, OPENAI_BASE_URL: urls.openai, FICTA_URL: urls.root };
+  return { ANTHROPIC_BASE_URL: urls.anthropic, OPENAI_BASE_URL: urls.openai, GOOGLE_GEMINI_BASE_URL: urls.gemini, FICTA_URL: urls.root };
 }
 
 /** Runs the planned command behind a fresh proxy and returns the exit code to use. */
@@ -54,7 +57,17 @@ export async function runWrapped(options: WrapOptions): Promise<number> {
     stdin: io.stdin,
     stderr: io.stderr,
   });
-  const plan = options.plan(session.baseUrls);
+  let plan: WrapPlan;
+  try {
+    plan = options.plan(session.baseUrls);
+    for (const f of plan.files ?? []) {
+      mkdirSync(dirname(f.path), { recursive: true, mode: 0o700 });
+      writeFileSync(f.path, f.text, { mode: 0o600 });
+    }
+  } catch (error) {
+    await session.stop();
+    throw error;
+  }
   const env: NodeJS.ProcessEnv = { ...io.env };
   for (const k of PRIVATE_ENV) delete env[k];
   for (const [k, v] of Object.entries(plan.env)) {

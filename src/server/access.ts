@@ -43,10 +43,12 @@ export interface BaseUrls {
   root: string;
   anthropic: string;
   openai: string;
+  /** GOOGLE_GEMINI_BASE_URL (Gemini CLI, @google/genai). */
+  gemini: string;
 }
 
 /** The base URLs clients should use for a proxy at `url` (http://H:P) with an optional token. */
 export function baseUrls(url: string, token: string | undefined): BaseUrls {
   const root = token === undefined ? url : `${url}${TOKEN_SEGMENT}${token}`;
-  return { root, anthropic: `${root}/anthropic`, openai: `${root}/openai/v1` };
+  return { root, anthropic: `${root}/anthropic`, openai: `${root}/openai/v1`, gemini: `${root}/gemini` };
 }

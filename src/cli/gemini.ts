@@ -1,0 +1,5 @@
+// `ficta gemini …`: Gemini CLI behind a private proxy.
+
+import { agentCommand } from './agent-command.ts';
+
+export const { run } = agentCommand('gemini');

@@ -1,0 +1,5 @@
+// `ficta opencode …`: opencode behind a private proxy.
+
+import { agentCommand } from './agent-command.ts';
+
+export const { run } = agentCommand('opencode');
