@@ -11,6 +11,7 @@ import { createInFlight, listen, type RunningServer } from './server/listen.ts';
 import { createRunStats, type RunReport } from './server/stats.ts';
 import { createUpstreamClient } from './server/upstream.ts';
 import { createRouter } from './providers/routes.ts';
+import { replaceInText } from './redact/url.ts';
 import { createUpstreamTable } from './providers/upstreams.ts';
 import { createEnvFileSource, createEnvVarSource } from './secrets/env-sources.ts';
 import { createFilePlaceholderKeyProvider } from './secrets/placeholder-key-file.ts';
@@ -105,7 +106,7 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
     registry,
     logger,
     async listen() {
-      running = await listen(app, config.host, config.port, inFlight, logger);
+      running = await listen(app, config.host, config.port, inFlight, logger, (target) => describeTunnel(registry, target));
       // The token is a credential: logged only as "set", never in the URL.
       logEvent(logger, 'info', 'listening', { url: running.url, token: config.token === undefined ? 'none' : 'required' });
       return { ...running, baseUrls: baseUrls(running.url, config.token) };
@@ -120,4 +121,12 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
       logger.flush();
     },
   };
+}
+
+/** A refused CONNECT target for the log: `host:port`, unless it holds a registered value. */
+function describeTunnel(registry: SecretRegistry, target: string): string {
+  const snap = registry.current();
+  if (snap.kind !== 'ready') return 'withheld';
+  const shown = target.slice(0, 255);
+  return replaceInText(snap.set, shown, new Map()) === undefined ? shown : 'withheld (holds a registered value)';
 }

@@ -2,7 +2,6 @@
 // all model traffic through it. Arguments go to the agent; ficta's own options, if any, come before `--`.
 
 import { parseArgs } from 'node:util';
-import { resolveHome } from '../config/home.ts';
 import { FictaError } from '../errors.ts';
 import { agentPlan, findAgent, type AgentName } from './agents.ts';
 import type { CliIo, Command } from './io.ts';
@@ -28,8 +27,7 @@ export function agentCommand(agent: AgentName): Command {
         if (bin === undefined) {
           throw new FictaError('FICTA_RUN_NOT_FOUND', `${agent}: not found on PATH (install it, or set FICTA_${agent.toUpperCase()}_BIN)`, { status: 127 });
         }
-        const home = resolveHome(io.env);
-        return runWrapped({ flags, configFile, keyFile, io, plan: (urls) => agentPlan(agent, bin, userArgs, urls, io.env, home) });
+        return runWrapped({ flags, configFile, keyFile, io, plan: (urls) => agentPlan(agent, bin, userArgs, urls, io.env) });
       }, io);
     },
   };

@@ -1,76 +1,53 @@
-// What Gemini CLI (@google/gemini-cli) needs to send its model traffic through ficta, and to send nothing
-// around it. GOOGLE_GEMINI_BASE_URL points its model calls at the proxy (it then uses its "gateway" auth
-// type with the user's own GEMINI_API_KEY); a system settings file switches off its side traffic.
+// What Gemini CLI (@google/gemini-cli) needs to send its model traffic through ficta, and nothing around
+// it. GOOGLE_GEMINI_BASE_URL points its model calls at the proxy; every other connection it opens goes
+// through HTTPS_PROXY, which ficta points at itself, where it is refused.
 
 import { readFileSync } from 'node:fs';
-import { platform } from 'node:os';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { FictaError } from '../errors.ts';
 import type { BaseUrls } from '../server/access.ts';
 
 /**
- * Settings that stop Gemini CLI traffic which bypasses the base URL (gemini-cli
- * packages/cli/src/config/settingsSchema.ts): usage statistics (Clearcut logging to
- * play.googleapis.com, on by default), OpenTelemetry export, and the update check and auto-update
- * (npm registry). System settings override user and workspace settings, so the user cannot turn them
- * back on by accident in ~/.gemini/settings.json.
+ * Why a refusing proxy and not settings: Gemini CLI sends usage statistics (Clearcut, to
+ * play.googleapis.com, on by default: `privacy.usageStatisticsEnabled`) and checks npm for updates
+ * (`general.enableAutoUpdateNotification`), and only settings files switch those off. The one settings
+ * file that would override the user's own, the system settings (GEMINI_CLI_SYSTEM_SETTINGS_PATH), is
+ * skipped unless it and every directory above it are owned by root (gemini-cli 0.61
+ * packages/cli/src/config/settings.ts, isFileAndDirectorySecureSync), so ficta cannot write one for a
+ * user. Its HTTP clients do honour HTTPS_PROXY (packages/cli/src/config/config.ts reads it for `proxy`),
+ * so with ficta as the proxy and loopback exempt, the model traffic reaches ficta directly and every
+ * other connection — Clearcut, update checks, web fetches — gets ficta's 403. Verified with an egress
+ * recorder (test/integration/agent-gemini.test.ts).
  */
-export const GEMINI_QUIET_SETTINGS = {
-  privacy: { usageStatisticsEnabled: false },
-  telemetry: { enabled: false },
-  general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
-} as const;
-
-/** Where Gemini CLI reads system settings (getSystemSettingsPath in gemini-cli packages/cli/src/config/settings.ts). */
-export function geminiSystemSettingsPath(env: NodeJS.ProcessEnv): string {
-  const set = env.GEMINI_CLI_SYSTEM_SETTINGS_PATH;
-  if (set !== undefined && set !== '') return set;
-  if (platform() === 'darwin') return '/Library/Application Support/GeminiCli/settings.json';
-  if (platform() === 'win32') return 'C:\\ProgramData\\gemini-cli\\settings.json';
-  return '/etc/gemini-cli/settings.json';
+export function geminiEnv(urls: BaseUrls): Record<string, string> {
+  const proxy = new URL(urls.root).origin;
+  const loopback = '127.0.0.1,localhost,::1';
+  return {
+    GOOGLE_GEMINI_BASE_URL: urls.gemini,
+    // OpenTelemetry export is off by default; the environment could switch it on (resolveTelemetrySettings).
+    GEMINI_TELEMETRY_ENABLED: 'false',
+    HTTPS_PROXY: proxy,
+    https_proxy: proxy,
+    HTTP_PROXY: proxy,
+    http_proxy: proxy,
+    NO_PROXY: loopback,
+    no_proxy: loopback,
+  };
 }
 
 /**
- * The system settings ficta gives Gemini CLI: the existing system settings (an administrator's), if any,
- * with the side-traffic switches forced off. A system settings file ficta cannot read as JSON stops the
- * run rather than silently dropping what an administrator set there.
+ * The auth type in the user's Gemini CLI settings (GEMINI_CLI_HOME or ~/.gemini/settings.json), or
+ * undefined. Without one, GOOGLE_GEMINI_BASE_URL selects the "gateway" type, which Gemini CLI 0.61 refuses
+ * in headless runs ("Invalid auth method selected"; validateAuthMethod in packages/cli/src/config/auth.ts).
  */
-export function geminiSystemSettings(env: NodeJS.ProcessEnv): Record<string, unknown> {
-  const path = geminiSystemSettingsPath(env);
-  let base: Record<string, unknown> = {};
-  let text: string | undefined;
+export function geminiSelectedAuth(env: NodeJS.ProcessEnv): string | undefined {
+  const home = env.GEMINI_CLI_HOME !== undefined && env.GEMINI_CLI_HOME !== '' ? env.GEMINI_CLI_HOME : (env.HOME ?? homedir());
   try {
-    text = readFileSync(path, 'utf8');
+    // Gemini CLI settings may hold comments; a file ficta cannot read as JSON reads as "not set".
+    const settings = JSON.parse(readFileSync(join(home, '.gemini', 'settings.json'), 'utf8')) as { security?: { auth?: { selectedType?: unknown } } };
+    const t = settings.security?.auth?.selectedType;
+    return typeof t === 'string' ? t : undefined;
   } catch {
-    text = undefined;
+    return undefined;
   }
-  if (text !== undefined && text.trim() !== '') {
-    try {
-      const parsed = JSON.parse(text) as unknown;
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
-      base = parsed as Record<string, unknown>;
-    } catch (cause) {
-      throw new FictaError('FICTA_AGENT_CONFIG', `gemini: cannot read the Gemini CLI system settings ${path} as JSON; ficta must extend them to switch off usage statistics`, { cause });
-    }
-  }
-  const out: Record<string, unknown> = { ...base };
-  for (const [section, values] of Object.entries(GEMINI_QUIET_SETTINGS)) {
-    const prior = out[section];
-    out[section] = { ...(typeof prior === 'object' && prior !== null ? (prior as Record<string, unknown>) : {}), ...values };
-  }
-  return out;
-}
-
-/** The environment and files for Gemini CLI behind a proxy with these base URLs. */
-export function geminiSetup(urls: BaseUrls, env: NodeJS.ProcessEnv, home: string): { env: Record<string, string>; files: Array<{ path: string; text: string }> } {
-  const settingsFile = join(home, 'gemini', 'system-settings.json');
-  return {
-    env: {
-      GOOGLE_GEMINI_BASE_URL: urls.gemini,
-      GEMINI_CLI_SYSTEM_SETTINGS_PATH: settingsFile,
-      // Telemetry can also be switched on by environment (resolveTelemetrySettings): keep it off.
-      GEMINI_TELEMETRY_ENABLED: 'false',
-    },
-    files: [{ path: settingsFile, text: `${JSON.stringify(geminiSystemSettings(env), null, 2)}\n` }],
-  };
 }

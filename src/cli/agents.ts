@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { BaseUrls } from '../server/access.ts';
 import { codexOverrides, detectCodexLogin } from './agent-codex.ts';
-import { geminiSetup } from './agent-gemini.ts';
+import { geminiEnv } from './agent-gemini.ts';
 import { opencodeEnv } from './agent-opencode.ts';
 import { baseUrlEnv, type WrapPlan } from './wrap.ts';
 
@@ -24,8 +24,8 @@ export function isAgentName(name: string): name is AgentName {
   return (AGENTS as readonly string[]).includes(name);
 }
 
-/** How to run an agent behind a proxy with these base URLs; `home` is FICTA_HOME (for files the agent reads). */
-export function agentPlan(agent: AgentName, bin: string, userArgs: string[], urls: BaseUrls, env: NodeJS.ProcessEnv, home: string): WrapPlan {
+/** How to run an agent behind a proxy with these base URLs. */
+export function agentPlan(agent: AgentName, bin: string, userArgs: string[], urls: BaseUrls, env: NodeJS.ProcessEnv): WrapPlan {
   switch (agent) {
     case 'claude':
       return {
@@ -39,10 +39,8 @@ export function agentPlan(agent: AgentName, bin: string, userArgs: string[], url
       };
     case 'codex':
       return { command: bin, args: [...codexOverrides(urls, detectCodexLogin(env)), ...userArgs], env: baseUrlEnv(urls) };
-    case 'gemini': {
-      const setup = geminiSetup(urls, env, home);
-      return { command: bin, args: userArgs, env: { ...baseUrlEnv(urls), ...setup.env }, files: setup.files };
-    }
+    case 'gemini':
+      return { command: bin, args: userArgs, env: { ...baseUrlEnv(urls), ...geminiEnv(urls) } };
     case 'opencode':
       return { command: bin, args: userArgs, env: { ...baseUrlEnv(urls), ...opencodeEnv(urls, env) } };
   }

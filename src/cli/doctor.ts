@@ -17,6 +17,7 @@ import { createEnvFileSource } from '../secrets/env-sources.ts';
 import { placeholderKeyPath } from '../secrets/placeholder-key-file.ts';
 import { filterEntries } from '../secrets/registry.ts';
 import { detectCodexLogin } from './agent-codex.ts';
+import { geminiSelectedAuth } from './agent-gemini.ts';
 import { AGENTS, agentPlan, findAgent, isAgentName, type AgentName } from './agents.ts';
 import type { CliIo } from './io.ts';
 import { checkVault } from './doctor-vault.ts';
@@ -76,7 +77,7 @@ export async function runChecks(options: DoctorOptions): Promise<Check[]> {
   if (!isLoopbackHost(config.host) && config.token === undefined) add('fail', 'access', `host ${config.host} is not loopback and no token is set; serve will refuse to start`);
   else add('ok', 'access', config.token === undefined ? 'loopback only, no token (ficta run/claude/codex always use a per-run token)' : 'token required');
   await checkPort(config, add);
-  for (const agent of options.agents) await checkAgent(agent, config, options.env, add);
+  for (const agent of options.agents) await checkAgent(agent, options.env, add);
   return checks;
 }
 
@@ -154,7 +155,7 @@ async function checkPort(config: Config, add: Add): Promise<void> {
   add(free ? 'ok' : 'fail', 'port', `${config.host}:${config.port} ${free ? 'is free' : 'is in use (another ficta?)'}`);
 }
 
-async function checkAgent(agent: AgentName, config: Config, env: NodeJS.ProcessEnv, add: Add): Promise<void> {
+async function checkAgent(agent: AgentName, env: NodeJS.ProcessEnv, add: Add): Promise<void> {
   const bin = findAgent(agent, env);
   if (bin === undefined) {
     add('fail', agent, `not found on PATH (install it, or set FICTA_${agent.toUpperCase()}_BIN)`);
@@ -167,7 +168,7 @@ async function checkAgent(agent: AgentName, config: Config, env: NodeJS.ProcessE
   const urls = baseUrls(`http://127.0.0.1:<port>`, '<per-run token>');
   let plan;
   try {
-    plan = agentPlan(agent, bin, [], urls, env, config.home);
+    plan = agentPlan(agent, bin, [], urls, env);
   } catch (error) {
     add('fail', agent, (error as Error).message);
     return;
@@ -181,9 +182,11 @@ async function checkAgent(agent: AgentName, config: Config, env: NodeJS.ProcessE
     if (login.mode === 'api-key' && env.OPENAI_API_KEY === undefined) add('warn', agent, 'OPENAI_API_KEY is not set: the ficta model provider reads the API key from it');
   }
   if (agent === 'gemini') {
-    add('ok', agent, `ficta gemini routes it with: ${shown(['GOOGLE_GEMINI_BASE_URL', 'GEMINI_CLI_SYSTEM_SETTINGS_PATH', 'GEMINI_TELEMETRY_ENABLED'])}`);
-    add('ok', agent, 'system settings turn off usage statistics, telemetry, auto-update and the update check');
+    add('ok', agent, `ficta gemini routes it with: ${shown(['GOOGLE_GEMINI_BASE_URL', 'GEMINI_TELEMETRY_ENABLED', 'HTTPS_PROXY', 'NO_PROXY'])}`);
+    add('ok', agent, 'HTTPS_PROXY is the proxy itself, which refuses every tunnel: usage statistics, update checks and web fetches cannot bypass it');
     if (env.GEMINI_API_KEY === undefined) add('warn', agent, 'GEMINI_API_KEY is not set: Gemini CLI sends it as x-goog-api-key through the proxy');
+    const selected = geminiSelectedAuth(env);
+    if (selected !== 'gemini-api-key') add('warn', agent, `Gemini CLI auth type is ${selected ?? 'not set'}: only "gemini-api-key" sends its model traffic to GOOGLE_GEMINI_BASE_URL in headless runs (gemini -p); choose "Use Gemini API key" once, or set security.auth.selectedType in ~/.gemini/settings.json`);
   }
   if (agent === 'opencode') {
     // Only ficta's part of OPENCODE_CONFIG_CONTENT: the user's own part may hold an apiKey.

@@ -5,8 +5,7 @@
 
 import { spawn } from 'node:child_process';
 import { constants as osConstants } from 'node:os';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { resolveHome } from '../config/home.ts';
 import { FictaError } from '../errors.ts';
 import type { BaseUrls } from '../server/access.ts';
@@ -26,8 +25,6 @@ export interface WrapPlan {
   args: string[];
   /** Variables added to (or, when undefined, removed from) the command's environment. */
   env: Record<string, string | undefined>;
-  /** Files the command reads (agent settings), written (0600) before it starts. */
-  files?: Array<{ path: string; text: string }>;
 }
 
 export interface WrapOptions {
@@ -60,10 +57,6 @@ export async function runWrapped(options: WrapOptions): Promise<number> {
   let plan: WrapPlan;
   try {
     plan = options.plan(session.baseUrls);
-    for (const f of plan.files ?? []) {
-      mkdirSync(dirname(f.path), { recursive: true, mode: 0o700 });
-      writeFileSync(f.path, f.text, { mode: 0o600 });
-    }
   } catch (error) {
     await session.stop();
     throw error;

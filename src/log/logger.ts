@@ -20,6 +20,7 @@ export type LogEvent =
   | 'client_aborted'
   | 'stream_error'
   | 'websocket_refused'
+  | 'egress_refused'
   | 'internal_error'
   | 'watermark_disabled'
   | 'watermark_registry_error'

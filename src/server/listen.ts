@@ -1,6 +1,7 @@
 // Starting and stopping the HTTP server: listen, refuse WebSocket upgrades at once (clients such as
-// Codex then fall back to HTTP; nothing is tunnelled unredacted), and shut down gracefully — stop
-// accepting, let in-flight requests finish within a grace period, then close what remains.
+// Codex then fall back to HTTP; nothing is tunnelled unredacted), refuse proxy CONNECT tunnels (an
+// agent given ficta as its HTTPS proxy so that its side traffic goes nowhere), and shut down gracefully
+// — stop accepting, let in-flight requests finish within a grace period, then close what remains.
 
 import { createAdaptorServer } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
@@ -40,8 +41,8 @@ export function createInFlight(): InFlight & { start(): void; end(): void } {
   return s;
 }
 
-/** Listens on host:port (0 = any free port). */
-export async function listen(app: Hono<any>, host: string, port: number, inFlight: InFlight, logger: Logger): Promise<RunningServer> {
+/** Listens on host:port (0 = any free port). `describeTunnel` says where a refused CONNECT wanted to go, for the log. */
+export async function listen(app: Hono<any>, host: string, port: number, inFlight: InFlight, logger: Logger, describeTunnel: (target: string) => string = () => 'unknown'): Promise<RunningServer> {
   const server = createAdaptorServer({ fetch: app.fetch, hostname: host }) as Server;
   // LLM calls can think for minutes before the first byte; the upstream timeouts govern instead.
   server.requestTimeout = 0;
@@ -54,6 +55,13 @@ export async function listen(app: Hono<any>, host: string, port: number, inFligh
     socket.end(
       `HTTP/1.1 426 Upgrade Required\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
     );
+  });
+
+  // `ficta gemini` points the agent's HTTPS_PROXY here: whatever would bypass the base URL (usage
+  // statistics, update checks) ends in this refusal instead of reaching its vendor.
+  server.on('connect', (req, socket) => {
+    logEvent(logger, 'warn', 'egress_refused', { target: describeTunnel(req.url ?? '') });
+    socket.end('HTTP/1.1 403 Forbidden\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
   });
 
   await new Promise<void>((resolve, reject) => {

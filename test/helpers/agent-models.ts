@@ -1,0 +1,67 @@
+// Scripted "models" for real agent CLIs against the mock upstream: the user asks to write a file, the model
+// calls the agent's own file-writing tool with the (redacted) content it was given, then says it is done.
+// The prompt carries the request as `WRITE <path> <<<content>>>` so the script needs no state.
+
+import type { RecordedRequest, Script } from './mock-upstream.ts';
+import { render } from './mock-upstream.ts';
+
+const WRITE = /WRITE (\S+) <<<([\s\S]*?)>>>/;
+
+/** Every text string in a request body, in order (contents, messages, input items). */
+function texts(node: unknown, out: string[] = []): string[] {
+  if (typeof node === 'string') out.push(node);
+  else if (Array.isArray(node)) for (const n of node) texts(n, out);
+  else if (typeof node === 'object' && node !== null) for (const v of Object.values(node)) texts(v, out);
+  return out;
+}
+
+/** The `WRITE path <<<content>>>` request in the last user turn, if any. */
+function writeRequest(json: unknown): { path: string; content: string } | undefined {
+  const all = texts(json);
+  for (let i = all.length - 1; i >= 0; i--) {
+    const m = WRITE.exec(all[i] as string);
+    if (m !== null) return { path: m[1] as string, content: m[2] as string };
+  }
+  return undefined;
+}
+
+/** The prompt that asks an agent to write `content` (JSON-safe text) to `path`. */
+export function writePrompt(path: string, content: string): string {
+  return `Please create the file exactly as given. WRITE ${path} <<<${content}>>>`;
+}
+
+/**
+ * Gemini CLI: `write_file` (args `file_path`, `content`) when asked, plain text once a function response
+ * came back. Replies whole per event: placeholders split across streamed parts wait for the restore seam.
+ */
+export function geminiCliModel(): Script {
+  return (req: RecordedRequest) => {
+    const contents: any[] = Array.isArray(req.json?.contents) ? req.json.contents : [];
+    const last = contents.at(-1);
+    const answered = (last?.parts ?? []).some((p: any) => p?.functionResponse !== undefined);
+    const hasWriteTool = JSON.stringify(req.json?.tools ?? []).includes('"write_file"');
+    const ask = writeRequest(last);
+    if (!answered && hasWriteTool && ask !== undefined) {
+      return render(req, { tool: { name: 'write_file', input: { file_path: ask.path, content: ask.content } }, pieceSize: 100_000 });
+    }
+    return render(req, { text: answered ? 'Done: the file is written.' : 'OK.', pieceSize: 100_000 });
+  };
+}
+
+/** Codex: `apply_patch` (a custom tool) adding the file when asked, plain text once the tool output came back. */
+export function codexModel(): Script {
+  return (req: RecordedRequest) => {
+    const input: any[] = Array.isArray(req.json?.input) ? req.json.input : [];
+    const answered = input.some((i) => i?.type === 'custom_tool_call_output' || i?.type === 'function_call_output');
+    const ask = writeRequest(input.filter((i) => i?.role === 'user'));
+    const hasPatch = (req.json?.tools ?? []).some((t: any) => t?.name === 'apply_patch');
+    if (!answered && hasPatch && ask !== undefined) {
+      const patch = `*** Begin Patch\n*** Add File: ${ask.path}\n${ask.content
+        .split('\n')
+        .map((l) => `+${l}`)
+        .join('\n')}\n*** End Patch\n`;
+      return render(req, { customTool: { name: 'apply_patch', input: patch }, pieceSize: 5 });
+    }
+    return render(req, { text: answered ? 'Done: the file is written.' : 'OK.', pieceSize: 5 });
+  };
+}
