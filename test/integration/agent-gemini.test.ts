@@ -1,0 +1,89 @@
+// Gemini CLI (@google/gemini-cli 0.61.0, a pinned devDependency) runs headless through `ficta gemini`
+// against the mock Gemini upstream: its write_file tool puts the exact secrets on disk (one needs JSON
+// escaping, one is the user's own Gemini key, registered and still authenticating), the mock sees only
+// placeholders, and no connection leaves 127.0.0.1 — Gemini CLI's own side traffic ends at ficta.
+
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { geminiCliModel, writePrompt } from '../helpers/agent-models.ts';
+import { BIN } from '../helpers/cli.ts';
+import { createEgressRecorder, type EgressRecorder } from '../helpers/egress-recorder.ts';
+import { dotenvQuote } from '../helpers/ficta-server.ts';
+import { createMockUpstream, type MockUpstream } from '../helpers/mock-upstream.ts';
+
+const GEMINI_KEY = 'AIzaSyFAKE-user-gemini-key-0000000000000';
+const WEIRD = 'pa"ss\\wörd-G1';
+const GEMINI = join(import.meta.dirname, '../../node_modules/.bin/gemini');
+
+let up: MockUpstream;
+let egress: EgressRecorder;
+let dir: string;
+
+beforeAll(async () => {
+  up = await createMockUpstream({ secrets: [GEMINI_KEY, WEIRD], script: geminiCliModel() });
+  egress = await createEgressRecorder();
+  dir = mkdtempSync(join(tmpdir(), 'ficta-gemini-'));
+});
+afterAll(async () => {
+  await up.close();
+  await egress.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function run(args: string[], env: Record<string, string>, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(BIN, args, { cwd, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe('Gemini CLI through ficta gemini', () => {
+  it('writes the exact secrets with write_file, authenticates with the registered key, and opens no outside connection', async () => {
+    const home = join(dir, 'home');
+    const work = join(dir, 'work');
+    const fictaHome = join(dir, 'ficta');
+    mkdirSync(join(home, '.gemini'), { recursive: true });
+    mkdirSync(work);
+    // Headless Gemini CLI 0.61 needs an auth type in its settings (see README: GOOGLE_GEMINI_BASE_URL alone selects "gateway", which it refuses).
+    writeFileSync(join(home, '.gemini', 'settings.json'), JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }));
+    const envFile = join(dir, 'app.env');
+    writeFileSync(envFile, `DB_PASSWORD=${dotenvQuote(WEIRD)}\nGEMINI_API_KEY=${GEMINI_KEY}\n`);
+    const target = join(work, 'out.txt');
+    const content = `password=${WEIRD} key=${GEMINI_KEY}`;
+
+    const r = await run(
+      ['gemini', '--env-file', envFile, '--', '-m', 'gemini-x', '-p', writePrompt(target, content), '--yolo', '--skip-trust', '--output-format', 'json'],
+      { ...egress.env, HOME: home, FICTA_HOME: fictaHome, FICTA_GEMINI_UPSTREAM: up.url, FICTA_GEMINI_BIN: GEMINI, GEMINI_API_KEY: GEMINI_KEY },
+      work,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).response).toBe('Done: the file is written.');
+    expect(readFileSync(target, 'utf8')).toBe(content);
+
+    expect(up.leaks).toEqual([]);
+    const calls = up.requests.filter((q) => q.url.includes(':streamGenerateContent?alt=sse'));
+    expect(calls.length).toBe(2);
+    for (const q of up.requests) expect(q.headers['x-goog-api-key']).toBe(GEMINI_KEY);
+    expect(JSON.stringify(calls[0]!.json)).toMatch(/password=~ficta_[a-z2-7]{20} key=~ficta_[a-z2-7]{20}/);
+
+    // Nothing reached the outside; what Gemini CLI tried on its own ended at ficta (usage statistics).
+    expect(egress.attempts).toEqual([]);
+    const refused = readFileSync(join(fictaHome, 'run.log'), 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('"egress_refused"'))
+      .map((l) => JSON.parse(l).target as string);
+    for (const t of refused) expect(['play.googleapis.com:443', 'registry.npmjs.org:443']).toContain(t);
+  });
+});
