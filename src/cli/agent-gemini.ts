@@ -20,7 +20,8 @@ import type { BaseUrls } from '../server/access.ts';
  * recorder (test/integration/agent-gemini.test.ts).
  */
 export function geminiEnv(urls: BaseUrls): Record<string, string> {
-  const proxy = new URL(urls.root).origin;
+  // scheme://host:port of the proxy (read as text: doctor shows it with a `<port>` placeholder).
+  const proxy = urls.root.replace(/^(https?:\/\/[^/]+).*$/, '$1');
   const loopback = '127.0.0.1,localhost,::1';
   return {
     GOOGLE_GEMINI_BASE_URL: urls.gemini,

@@ -6,7 +6,20 @@ import { writeFileSync } from 'node:fs';
 
 const args = process.argv.slice(2);
 const env = Object.fromEntries(
-  ['ANTHROPIC_BASE_URL', 'OPENAI_BASE_URL', 'FICTA_URL', 'CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC', 'FICTA_VAULT_PASSPHRASE', 'FICTA_TOKEN'].map((k) => [k, process.env[k]]),
+  [
+    'ANTHROPIC_BASE_URL',
+    'OPENAI_BASE_URL',
+    'GOOGLE_GEMINI_BASE_URL',
+    'FICTA_URL',
+    'CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC',
+    'FICTA_VAULT_PASSPHRASE',
+    'FICTA_TOKEN',
+    'OPENCODE_CONFIG_CONTENT',
+    'OPENCODE_DISABLE_MODELS_FETCH',
+    'HTTPS_PROXY',
+    'NO_PROXY',
+    'GEMINI_TELEMETRY_ENABLED',
+  ].map((k) => [k, process.env[k]]),
 );
 let url;
 let body;
