@@ -1,0 +1,51 @@
+// The request generator classes, by name (the name is what FUZZ_SEED and the known-failure list use).
+
+import type { RequestEnv } from './harness/request-case.ts';
+import { describeRequestCase, runRequestCase, type RequestCase } from './harness/request-case.ts';
+import type { FuzzClass } from './harness/runner.ts';
+import * as b from './gen/request-bodies.ts';
+import * as s from './gen/request-surfaces.ts';
+import type { RequestGen } from './gen/request-bodies.ts';
+
+const GENERATORS: ReadonlyArray<readonly [string, string, RequestGen]> = [
+  ['json-plain', 'JSON as SDKs write it, values up to 3 string levels deep, as keys too', b.jsonPlain],
+  ['json-escapes', 'every \\u mix (hex case, surrogate pairs, \\/, long forms, ensure_ascii) at one level', b.jsonEscapes],
+  ['json-escape-building', 'escapes at every level of nested JSON text (\\u005c + u0073, escaped u and hex digits)', b.jsonEscapeBuilding],
+  ['json-nesting', 'JSON text nested in strings 2-3 levels deep', b.jsonNesting],
+  ['json-nesting-deep', 'JSON text nested in strings 4-8 levels deep', b.jsonNestingDeep],
+  ['json-number', 'a digits-only value written as a JSON number (must be refused)', b.jsonNumber],
+  ['jsonl', 'JSONL batch lines as Python writes them', b.jsonl],
+  ['text', 'text bodies: raw values and escaped JSON snippets', b.textBody],
+  ['percent-in-body', 'percent-encoded values inside JSON and text bodies', b.percentInBody],
+  ['form-whole', 'form fields that are exactly a value, every percent form', b.formWhole],
+  ['form-mixed', 'form fields mixing non-ASCII filler, + and a value', b.formMixed],
+  ['multipart-raw', 'multipart with typed parts holding raw values', b.multipartRaw],
+  ['multipart-escaped', 'multipart parts holding \\u-escaped values (Python JSONL)', b.multipartEscaped],
+  ['multipart-percent', 'multipart parts holding percent-encoded values', b.multipartPercent],
+  ['binary-raw', 'octet-stream / images with a raw value', b.binaryRaw],
+  ['binary-escaped', 'octet-stream holding JSON with \\u escapes', b.binaryEscaped],
+  ['env-duplicates', 'values registered from one dotenv file that repeats a name', b.envDuplicates],
+  ['many-hits', 'one value repeated up to 130,000 times', b.manyHits],
+  ['encoding-single', 'one content-encoding (gzip, x-gzip, deflate zlib/raw, br)', s.encodingSingle],
+  ['encoding-stacked', 'stacked codings in one header line, identity mixed in', s.encodingStacked],
+  ['encoding-repeated', 'stacked codings over repeated header lines, identity mixed in', s.encodingRepeated],
+  ['encoding-unknown', 'an undecodable coding in the list (must be 415)', s.encodingUnknown],
+  ['query-whole', 'query names/values that are exactly a value, every percent form', s.queryWhole],
+  ['query-mixed', 'query values mixing a value with +, non-ASCII and other text', s.queryMixed],
+  ['path-segment', 'a path segment that is exactly a value', s.pathSegment],
+  ['path-matrix', 'a value inside a path segment (;m=<value>)', s.pathMatrix],
+  ['path-dot', 'dot segments, raw and %2e, climbing out of the route or base path', s.pathDot],
+  ['headers-whole', 'non-auth headers that are exactly a value, repeated lines', s.headersWhole],
+  ['headers-mixed', 'header values mixing text with a percent-encoded value', s.headersMixed],
+];
+
+/** Every request class, bound to a running proxy and recorder. */
+export function requestClasses(env: RequestEnv): Array<FuzzClass<RequestCase>> {
+  return GENERATORS.map(([name, about, gen]) => ({
+    name,
+    about,
+    generate: (rng) => gen(rng),
+    run: (c) => runRequestCase(env, c),
+    describe: describeRequestCase,
+  }));
+}
