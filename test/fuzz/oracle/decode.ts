@@ -94,21 +94,28 @@ const utf8 = new TextDecoder('utf-8', { fatal: false });
 export function percentDecode(s: string, plus: boolean): string {
   if (!s.includes('%') && !(plus && s.includes('+'))) return s;
   const parts: string[] = [];
+  let from = 0;
   let i = 0;
   while (i < s.length) {
-    const c = s[i] as string;
-    if (c === '%' && hex2(s, i + 1) >= 0) {
+    const c = s.charCodeAt(i);
+    if (c === 0x25 && hex2(s, i + 1) >= 0) {
+      parts.push(s.slice(from, i));
       const bytes: number[] = [];
-      while (s[i] === '%' && hex2(s, i + 1) >= 0) {
+      while (s.charCodeAt(i) === 0x25 && hex2(s, i + 1) >= 0) {
         bytes.push(hex2(s, i + 1));
         i += 3;
       }
       parts.push(utf8.decode(Uint8Array.from(bytes)));
+      from = i;
       continue;
     }
-    parts.push(plus && c === '+' ? ' ' : c);
+    if (plus && c === 0x2b) {
+      parts.push(s.slice(from, i), ' ');
+      from = i + 1;
+    }
     i++;
   }
+  parts.push(s.slice(from));
   return parts.join('');
 }
 
