@@ -39,6 +39,9 @@ const GENERATORS: ReadonlyArray<readonly [string, string, RequestGen]> = [
   ['headers-mixed', 'header values mixing text with a percent-encoded value', s.headersMixed],
 ];
 
+/** The names of the request classes. */
+export const REQUEST_CLASS_NAMES: readonly string[] = GENERATORS.map(([name]) => name);
+
 /** Every request class, bound to a running proxy and recorder. */
 export function requestClasses(env: RequestEnv): Array<FuzzClass<RequestCase>> {
   return GENERATORS.map(([name, about, gen]) => ({

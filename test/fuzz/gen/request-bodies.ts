@@ -183,12 +183,20 @@ export const envDuplicates: RequestGen = (rng) => {
   return withBody(c, Buffer.from(writeJson(rng, doc, { styles: [PLAIN_STYLE], spacing: 'compact' })), 'application/json', 'json');
 };
 
-/** One value repeated many times in a JSON string (sometimes over 100,000 times). */
+/** One value repeated many times in a JSON string (sometimes over 130,000 times: past any argument-spread limit). */
 export const manyHits: RequestGen = (rng) => {
   const c = baseCase(rng, { plainShare: 1 }, 1);
-  const v = c.values[0] as string;
-  const n = rng.chance(0.2) ? rng.int(100_000, 130_000) : rng.int(1, 3000);
+  const short = `hit-${Math.floor(rng.next() * 36 ** 6).toString(36).padStart(6, '0')}`;
+  const v = rng.chance(0.5) ? short : (c.values[0] as string);
+  c.values = [v];
+  c.register = { kind: 'source', entries: [{ name: 'FUZZ_SECRET_1', value: v }] };
+  const n = rng.chance(0.25) ? rng.int(130_000, 180_000) : rng.int(1, 3000);
   const sep = rng.pick([' ', ',', '', '\\n']);
-  const body = `{"model":"gpt-x","messages":[{"role":"user","content":"${Array.from({ length: n }, () => v).join(sep)}"}]}`;
+  const text = Array.from({ length: n }, () => (n > 100_000 ? short : v)).join(sep);
+  if (n > 100_000) {
+    c.values = [short];
+    c.register = { kind: 'source', entries: [{ name: 'FUZZ_SECRET_1', value: short }] };
+  }
+  const body = `{"model":"gpt-x","messages":[{"role":"user","content":"${text}"}]}`;
   return withBody(c, Buffer.from(body), 'application/json', 'json');
 };
