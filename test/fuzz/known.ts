@@ -11,6 +11,7 @@ export const KNOWN_REQUEST: Readonly<Record<string, string>> = {
   'multipart-percent': 'issue 9 item 3 (a percent-encoded value in a part)',
   'binary-escaped': 'issue 9 item 3 (octet-stream holding JSON with \\u escapes)',
   'percent-in-body': 'issue 9 item 3 ("every body kind is gated for every form"; here percent-encoded values in JSON and text bodies — see the fuzz report)',
+  'json-escape-building': 'issue 9 item 4 (escapes that build escapes)',
   'json-nesting-deep': 'issue 9 item 5 (JSON text nested 4+ levels deep)',
   'path-segment': 'issue 9 item 6 (the request path is logged raw)',
   'path-matrix': 'issue 9 items 6 and 12 (path logged raw; the whole segment is re-encoded)',
@@ -19,6 +20,9 @@ export const KNOWN_REQUEST: Readonly<Record<string, string>> = {
   'query-mixed': 'issue 9 item 12 (the same component re-encoding, in the query string)',
   'headers-mixed': 'issue 9 item 12 (the whole header value re-encoded)',
   'many-hits': 'issue 9 item 14 (Math.max(...ends) overflows past ~125,000 hits: 500)',
+  // Found by this suite, not listed in issue 9 (see the fuzz report); skipped until someone owns them.
+  'json-ascii-nested': 'fuzz finding F1: a surrogate pair escaped at string depth 2+ (`\\ud83c\\udca1`) is not decoded (item 4\'s root rule)',
+  'headers-plus': 'fuzz finding F2: `+` as space in a percent-encoded header value is not decoded',
 };
 
 /** Response classes: class name → the issue item whose fix it waits for. */

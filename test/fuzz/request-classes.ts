@@ -15,6 +15,7 @@ const GENERATORS: ReadonlyArray<readonly [string, string, RequestGen]> = [
   ['json-nesting-deep', 'JSON text nested in strings 4-8 levels deep', b.jsonNestingDeep],
   ['json-number', 'a digits-only value written as a JSON number (must be refused)', b.jsonNumber],
   ['jsonl', 'JSONL batch lines as Python writes them', b.jsonl],
+  ['json-ascii-nested', "Python's ensure_ascii JSON text nested 2-3 levels, values with astral characters", b.jsonAsciiNested],
   ['text', 'text bodies: raw values and escaped JSON snippets', b.textBody],
   ['percent-in-body', 'percent-encoded values inside JSON and text bodies', b.percentInBody],
   ['form-whole', 'form fields that are exactly a value, every percent form', b.formWhole],
@@ -36,6 +37,7 @@ const GENERATORS: ReadonlyArray<readonly [string, string, RequestGen]> = [
   ['path-matrix', 'a value inside a path segment (;m=<value>)', s.pathMatrix],
   ['path-dot', 'dot segments, raw and %2e, climbing out of the route or base path', s.pathDot],
   ['headers-whole', 'non-auth headers that are exactly a value, repeated lines', s.headersWhole],
+  ['headers-plus', 'header values carrying a value in form encoding (+ for space)', s.headersPlus],
   ['headers-mixed', 'header values mixing text with a percent-encoded value', s.headersMixed],
 ];
 

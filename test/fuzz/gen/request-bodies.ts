@@ -61,17 +61,27 @@ export const jsonNumber: RequestGen = (rng) => {
   return withBody(c, Buffer.from(body), 'application/json', 'json');
 };
 
-/** JSONL batch files as Python writes them (ensure_ascii, `, ` and `: `). */
+/** JSONL batch files as Python writes them (ensure_ascii, `, ` and `: `), values one string level deep. */
 export const jsonl: RequestGen = (rng) => {
   const c = baseCase(rng);
   const lines: string[] = [];
   const n = rng.int(1, 5);
   for (let i = 0; i < n; i++) {
-    const doc = requestDoc(rng, { values: c.values, depth: rng.int(1, 2), keyShare: 0.1 });
+    const doc = requestDoc(rng, { values: c.values, depth: 1, keyShare: 0.1 });
     lines.push(writeJson(rng, { t: 'obj', entries: [['custom_id', { t: 'str', s: `r${i}` }], ['method', { t: 'str', s: 'POST' }], ['body', doc]] }, { styles: [PYTHON_STYLE], spacing: 'python' }));
   }
   const type = rng.pick(['application/jsonl', 'application/x-ndjson', 'application/jsonlines']);
   return withBody(c, Buffer.from(lines.join('\n') + (rng.chance(0.5) ? '\n' : ''), 'utf8'), type, 'jsonl');
+};
+
+/** Python's json.dumps of JSON text holding a value with astral characters (surrogate pairs escaped at depth 2-3). */
+export const jsonAsciiNested: RequestGen = (rng) => {
+  const c = baseCase(rng, { plainShare: rng.pick([0, 1]) });
+  // Provider-like tokens with an emoji in them are the sharpest case: every other character is ASCII.
+  c.values = c.values.map((v) => (/[\u{10000}-\u{10ffff}]/u.test(v) ? v : `${v.slice(0, 6)}${rng.pick(['🔑', '😀', '𝄞'])}${v.slice(6)}`));
+  c.register = { kind: 'source', entries: c.values.map((value, i) => ({ name: `FUZZ_SECRET_${i + 1}`, value })) };
+  const body = writeJson(rng, requestDoc(rng, { values: c.values, depth: rng.int(2, 3), keyShare: 0.1 }), { styles: [PYTHON_STYLE], spacing: 'python' });
+  return withBody(c, Buffer.from(body, 'utf8'), 'application/json', 'json');
 };
 
 /** Plain text: values raw, and inside JSON snippets escaped (ensure_ascii or mixed). */

@@ -99,10 +99,23 @@ export const headersWhole: RequestGen = (rng) => {
   const c = baseCase(rng, { alphabet: 'no-control' });
   for (const v of c.values) {
     const name = rng.pick(['x-meta', 'x-session', 'x-note', 'user-agent', 'x-stainless-arch', 'openai-organization']);
-    const value = rng.chance(0.5) && headerSafe(v) ? headerBytes(v) : percentEncode(rng, v, rng.pick(PCT_MODES));
+    // `+` for space is form encoding, not percent-encoding: that case has its own class.
+    const value = rng.chance(0.5) && headerSafe(v) ? headerBytes(v) : percentEncode(rng, v, rng.pick(['component', 'lower', 'all'] as const));
     c.headers.push([name, value]);
     if (rng.chance(0.3)) c.headers.push([name, 'second line']);
   }
+  return maybeBody(rng, c);
+};
+
+/** Header values carrying a value with spaces in form encoding (`+` for space), alone or as `k=v` pairs. */
+export const headersPlus: RequestGen = (rng) => {
+  const c = baseCase(rng, { alphabet: 'no-control' });
+  for (const v of c.values) {
+    const spaced = v.includes(' ') ? v : `${v.slice(0, 4)} ${v.slice(4)}`;
+    c.headers.push(['x-meta', rng.chance(0.5) ? percentEncode(rng, spaced, 'form') : `q=${percentEncode(rng, spaced, 'form')}`]);
+  }
+  c.values = c.values.map((v) => (v.includes(' ') ? v : `${v.slice(0, 4)} ${v.slice(4)}`));
+  c.register = { kind: 'source', entries: c.values.map((value, i) => ({ name: `FUZZ_SECRET_${i + 1}`, value })) };
   return maybeBody(rng, c);
 };
 

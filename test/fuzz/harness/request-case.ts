@@ -55,6 +55,7 @@ export async function runRequestCase(env: RequestEnv, c: RequestCase): Promise<C
     { status: res.status, responseBody: res.body, forwarded: env.recorder.requests, logs: env.proxy.logs.slice(logFrom) },
     basePath,
     new Set([403, ...(c.alsoRefuse ?? [])]),
+    process.env.FUZZ_SEED !== undefined && process.env.FUZZ_SEED !== '',
   );
   const forwarded = env.recorder.requests;
   return {

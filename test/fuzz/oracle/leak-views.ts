@@ -18,6 +18,8 @@ export interface LeakFinding {
   where: string;
   /** The chain of decoders that exposed it, e.g. "raw", "utf8>json>json>pct+". */
   view: string;
+  /** The view around the value (with `excerpts` only: it shows the value). */
+  excerpt?: string;
 }
 
 /** Decoding steps the oracle composes; each one either changes the text or is dropped. */
@@ -53,7 +55,7 @@ export function decodedViews(bytes: Buffer): Array<{ view: string; text: string 
 }
 
 /** Every registered value found in any view of any surface. */
-export function findLeaks(values: readonly string[], surfaces: readonly Surface[]): LeakFinding[] {
+export function findLeaks(values: readonly string[], surfaces: readonly Surface[], excerpts = false): LeakFinding[] {
   const found: LeakFinding[] = [];
   const needles = values.map((v) => Buffer.from(v, 'utf8'));
   for (const s of surfaces) {
@@ -69,7 +71,8 @@ export function findLeaks(values: readonly string[], surfaces: readonly Surface[
       values.forEach((v, i) => {
         if (hit.has(i) || !text.includes(v)) return;
         hit.add(i);
-        found.push({ valueIndex: i, where: s.where, view });
+        const at = text.indexOf(v);
+        found.push({ valueIndex: i, where: s.where, view, ...(excerpts ? { excerpt: JSON.stringify(text.slice(Math.max(0, at - 120), at + v.length + 60)) } : {}) });
       });
     }
   }

@@ -53,7 +53,7 @@ export interface Verdict {
 }
 
 /** Checks one request case. `allowRefusal` lists the statuses that count as refusing safely. */
-export function checkRequest(map: PlaceholderMap, sent: SentRequest, got: RequestOutcome, upstreamBasePath: string, allowRefusal: ReadonlySet<number>): Verdict {
+export function checkRequest(map: PlaceholderMap, sent: SentRequest, got: RequestOutcome, upstreamBasePath: string, allowRefusal: ReadonlySet<number>, verbose = false): Verdict {
   const problems: string[] = [];
   const values = map.values;
   for (const l of findLeaks(values, got.logs.map((line, i) => ({ where: `log line ${i + 1}`, bytes: Buffer.from(line, 'utf8') })))) {
@@ -79,7 +79,7 @@ export function checkRequest(map: PlaceholderMap, sent: SentRequest, got: Reques
   surfaces.push({ where: 'body', bytes: fwd.body });
   const encodingLines = headers.filter(([n]) => n === 'content-encoding').map(([, v]) => v);
   for (const d of decompressedViews(fwd.body, encodingLines)) surfaces.push({ where: `body (${d.how})`, bytes: d.bytes });
-  for (const l of findLeaks(values, surfaces)) problems.push(`LEAK: value #${l.valueIndex} in ${l.where} (${l.view})`);
+  for (const l of findLeaks(values, surfaces, verbose)) problems.push(`LEAK: value #${l.valueIndex} in ${l.where} (${l.view})${l.excerpt === undefined ? '' : `: …${l.excerpt}…`}`);
 
   // 2. The request never leaves its upstream's base path.
   if (fwd.method !== sent.method) problems.push(`method changed: ${sent.method} → ${fwd.method}`);
