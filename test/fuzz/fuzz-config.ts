@@ -46,7 +46,7 @@ export function readFuzzRun(env: NodeJS.ProcessEnv = process.env): FuzzRun {
       mode: 'long',
       baseSeed: base ?? randomInt(2 ** 31),
       casesPerClass: 8,
-      budgetMs: Math.max(1, minutes) * 60_000,
+      budgetMs: Math.max(0.25, minutes) * 60_000,
       replay: undefined,
       includeKnown,
       only,

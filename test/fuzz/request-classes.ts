@@ -7,6 +7,9 @@ import * as b from './gen/request-bodies.ts';
 import * as s from './gen/request-surfaces.ts';
 import type { RequestGen } from './gen/request-bodies.ts';
 
+/** Classes whose values always sit where ficta can redact them (strings, text, form fields, headers). */
+const REDACTABLE = new Set(['json-plain', 'json-escapes', 'json-escape-building', 'json-nesting', 'json-nesting-deep', 'jsonl', 'json-ascii-nested', 'text', 'percent-in-body', 'form-whole', 'form-mixed', 'env-duplicates', 'encoding-single', 'encoding-stacked', 'encoding-repeated', 'query-whole', 'query-mixed', 'path-segment', 'path-matrix', 'headers-whole', 'headers-plus', 'headers-mixed']);
+
 const GENERATORS: ReadonlyArray<readonly [string, string, RequestGen]> = [
   ['json-plain', 'JSON as SDKs write it, values up to 3 string levels deep, as keys too', b.jsonPlain],
   ['json-escapes', 'every \\u mix (hex case, surrogate pairs, \\/, long forms, ensure_ascii) at one level', b.jsonEscapes],
@@ -52,5 +55,6 @@ export function requestClasses(env: RequestEnv): Array<FuzzClass<RequestCase>> {
     generate: (rng) => gen(rng),
     run: (c) => runRequestCase(env, c),
     describe: describeRequestCase,
+    mostlyForwarded: REDACTABLE.has(name),
   }));
 }

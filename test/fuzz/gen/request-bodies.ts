@@ -88,7 +88,8 @@ export const jsonAsciiNested: RequestGen = (rng) => {
 export const textBody: RequestGen = (rng) => {
   const c = baseCase(rng);
   let text = prose(rng, c.values, 0.3, true);
-  if (rng.chance(0.6)) text += `\n\`\`\`json\n${writeJson(rng, requestDoc(rng, { values: c.values, depth: rng.int(1, 2), keyShare: 0 }), { styles: [rng.chance(0.5) ? PYTHON_STYLE : randomStyle(rng)], spacing: 'python' })}\n\`\`\`\n`;
+  // One string level: deeper escaped snippets are json-ascii-nested's and json-escape-building's.
+  if (rng.chance(0.6)) text += `\n\`\`\`json\n${writeJson(rng, requestDoc(rng, { values: c.values, depth: 1, keyShare: 0 }), { styles: [rng.chance(0.5) ? PYTHON_STYLE : randomStyle(rng)], spacing: 'python' })}\n\`\`\`\n`;
   return withBody(c, Buffer.from(text, 'utf8'), rng.pick(['text/plain', 'text/plain; charset=utf-8', 'text/markdown']), 'none');
 };
 

@@ -47,13 +47,14 @@ function blocksFor(rng: Rng, map: PlaceholderMap, format: Format, k: Knobs): Blo
     const kind = rng.pick(kinds);
     if (kind === 'tool') out.push({ kind, name: 'run', args: toolArguments(rng, map, k.args, k.content) });
     else if (kind === 'custom') out.push({ kind, name: 'apply_patch', input: `*** Begin Patch\n${responseProse(rng, map, k.content)}\n*** End Patch` });
-    else out.push({ kind, text: responseProse(rng, map, k.content) });
+    // Now and then a long text (tens of kilobytes) to stress carries and look-backs.
+    else out.push({ kind, text: responseProse(rng, map, k.content, rng.chance(0.04) ? rng.int(20_000, 80_000) : 0) });
   }
   return out;
 }
 
 /** At most about this many chunks per response: tiny chunks over a megabyte cost the mock seconds. */
-const MAX_CHUNKS = 4000;
+const MAX_CHUNKS = 2000;
 
 /** Cut sizes for `length` bytes. */
 function cuts(rng: Rng, length: number, kind: 'any' | 'tiny-first'): number[] {

@@ -42,23 +42,27 @@ export function somePlaceholder(rng: Rng, map: PlaceholderMap, decoys: boolean):
 /** Prose with placeholders; never a valid JSON text (a text field is plain text, whatever it looks like). */
 export function responseProse(rng: Rng, map: PlaceholderMap, o: ContentOptions, minLength = 0): string {
   const parts: string[] = [];
-  if (o.hostile && rng.chance(0.7)) parts.push(rng.pick(['[', '{', '["', '{"', '[ "', '[see']));
+  let length = 0;
+  const add = (p: string): void => {
+    parts.push(p);
+    length += p.length;
+  };
+  if (o.hostile && rng.chance(0.7)) add(rng.pick(['[', '{', '["', '{"', '[ "', '[see']));
   const n = rng.int(2, 14);
   let placed = false;
-  for (let i = 0; i < n || !placed || parts.join('').length < minLength; i++) {
+  for (let i = 0; i < n || !placed || length < minLength; i++) {
     const r = rng.next();
     if (r < 0.22) {
       const p = somePlaceholder(rng, map, o.decoys);
       // Hostile prose quotes its placeholders, as if they were JSON strings.
-      parts.push(o.hostile && rng.chance(0.6) ? `"${p}"` : p);
+      add(o.hostile && rng.chance(0.6) ? `"${p}"` : p);
       placed = true;
-    } else if (o.hostile && r < 0.4) parts.push(rng.pick(HOSTILE));
-    else if (o.astral && r < 0.47) parts.push(rng.pick(ASTRAL));
-    else parts.push(rng.pick(WORDS));
-    if (parts.length > 100_000) break;
+    } else if (o.hostile && r < 0.4) add(rng.pick(HOSTILE));
+    else if (o.astral && r < 0.47) add(rng.pick(ASTRAL));
+    else add(rng.pick(WORDS));
     const sep = rng.next();
-    if (sep < 0.08) parts.push(o.breaks === 'any' ? rng.pick(['\n', '\r\n', '\r']) : '\n');
-    else if (sep < 0.75) parts.push(' ');
+    if (sep < 0.08) add(o.breaks === 'any' ? rng.pick(['\n', '\r\n', '\r']) : '\n');
+    else if (sep < 0.75) add(' ');
   }
   let text = parts.join('');
   // A text field's meaning is plain text; keep it from also being a complete JSON text.

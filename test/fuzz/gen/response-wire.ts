@@ -190,14 +190,18 @@ export function serializeSse(rng: Rng, events: readonly WireEvent[], s: SseStyle
   return out.join('');
 }
 
+/** Deltas per streamed string at most (a long text in 1-character deltas is tens of thousands of events). */
+const MAX_DELTAS = 1500;
+
 /** Cuts `s` into pieces of 1..max code points, or code units when `units` (lone surrogates at the cuts). */
 export function splitter(rng: Rng, max: number, units: boolean): (s: string) => string[] {
   return (s) => {
     const cps = units ? s.split('') : [...s];
+    const top = Math.max(max, Math.ceil((2 * cps.length) / MAX_DELTAS));
     const out: string[] = [];
     let i = 0;
     while (i < cps.length) {
-      const n = rng.int(1, max);
+      const n = rng.int(1, top);
       out.push(cps.slice(i, i + n).join(''));
       i += n;
     }

@@ -23,6 +23,11 @@ export interface FuzzClass<C> {
   run(c: C): Promise<CaseResult>;
   /** Extra words printed for a failing case when replaying (may show the case's content). */
   describe?(c: C): string;
+  /**
+   * Its values sit where they can be redacted, so most cases must be forwarded: a proxy that refused
+   * everything would otherwise pass a leak oracle untested.
+   */
+  mostlyForwarded?: boolean;
 }
 
 export interface Failure {
@@ -51,14 +56,14 @@ export async function runClasses(suite: string, classes: ReadonlyArray<FuzzClass
   const runnable = active.filter((c) => run.includeKnown || known[c.name] === undefined);
   say(`fuzz ${suite}: mode ${run.mode}, base seed ${run.baseSeed}, ${runnable.length} classes, budget ${Math.round(run.budgetMs / 1000)} s`);
   for (const c of active) if (!runnable.includes(c)) say(`  skipped (known failure): ${c.name} — ${known[c.name]}`);
-  const tally = new Map<string, { cases: number; failed: number; outcomes: Map<string, number>; maxMs: number }>();
-  for (const c of runnable) tally.set(c.name, { cases: 0, failed: 0, outcomes: new Map(), maxMs: 0 });
+  const tally = new Map<string, { cases: number; failed: number; outcomes: Map<string, number>; maxMs: number; slowSeed: number }>();
+  for (const c of runnable) tally.set(c.name, { cases: 0, failed: 0, outcomes: new Map(), maxMs: 0, slowSeed: 0 });
   const failures: Failure[] = [];
   let cases = 0;
   let outOfTime = false;
 
   const one = async (klass: FuzzClass<any>, seed: number): Promise<void> => {
-    const t = tally.get(klass.name) as { cases: number; failed: number; outcomes: Map<string, number>; maxMs: number };
+    const t = tally.get(klass.name) as { cases: number; failed: number; outcomes: Map<string, number>; maxMs: number; slowSeed: number };
     if (t.failed >= run.maxFailuresPerClass) return;
     const t0 = Date.now();
     let result: CaseResult;
@@ -72,7 +77,10 @@ export async function runClasses(suite: string, classes: ReadonlyArray<FuzzClass
     const ms = Date.now() - t0;
     cases++;
     t.cases++;
-    t.maxMs = Math.max(t.maxMs, ms);
+    if (ms > t.maxMs) {
+      t.maxMs = ms;
+      t.slowSeed = seed;
+    }
     t.outcomes.set(result.outcome, (t.outcomes.get(result.outcome) ?? 0) + 1);
     if (!result.ok) {
       t.failed++;
@@ -98,10 +106,16 @@ export async function runClasses(suite: string, classes: ReadonlyArray<FuzzClass
     }
   }
 
+  for (const klass of runnable) {
+    const t = tally.get(klass.name);
+    if (klass.mostlyForwarded !== true || t === undefined || t.cases < 4) continue;
+    const forwarded = t.outcomes.get('forwarded') ?? 0;
+    if (forwarded * 2 < t.cases) failures.push({ klass: klass.name, seed: 0, problems: [`only ${forwarded} of ${t.cases} cases were forwarded: the proxy refuses what it should redact`] });
+  }
   for (const [name, t] of tally) {
     if (t.cases === 0) continue;
     const outcomes = [...t.outcomes.entries()].map(([k, v]) => `${k} ${v}`).join(', ');
-    say(`  ${name}: ${t.cases} cases (${outcomes})${t.failed > 0 ? `, ${t.failed} FAILED` : ''}, slowest ${t.maxMs} ms`);
+    say(`  ${name}: ${t.cases} cases (${outcomes})${t.failed > 0 ? `, ${t.failed} FAILED` : ''}, slowest ${t.maxMs} ms (seed ${t.slowSeed})`);
   }
   say(`fuzz ${suite}: ${cases} cases in ${((Date.now() - started) / 1000).toFixed(1)} s${outOfTime && run.mode === 'fast' ? ' (stopped at the budget)' : ''}, ${failures.length} failed`);
   for (const f of failures) {
