@@ -8,7 +8,7 @@ import * as s from './gen/request-surfaces.ts';
 import type { RequestGen } from './gen/request-bodies.ts';
 
 /** Classes whose values always sit where ficta can redact them (strings, text, form fields, headers). */
-const REDACTABLE = new Set(['json-plain', 'json-escapes', 'json-escape-building', 'json-nesting', 'json-nesting-deep', 'jsonl', 'json-ascii-nested', 'text', 'percent-in-body', 'form-whole', 'form-mixed', 'env-duplicates', 'encoding-single', 'encoding-stacked', 'encoding-repeated', 'query-whole', 'query-mixed', 'path-segment', 'path-matrix', 'headers-whole', 'headers-plus', 'headers-mixed']);
+const REDACTABLE = new Set(['escape-boundary', 'json-plain', 'json-escapes', 'json-escape-building', 'json-nesting', 'json-nesting-deep', 'jsonl', 'json-ascii-nested', 'text', 'percent-in-body', 'form-whole', 'form-mixed', 'env-duplicates', 'encoding-single', 'encoding-stacked', 'encoding-repeated', 'query-whole', 'query-mixed', 'path-segment', 'path-matrix', 'headers-whole', 'headers-plus', 'headers-mixed']);
 
 const GENERATORS: ReadonlyArray<readonly [string, string, RequestGen]> = [
   ['json-plain', 'JSON as SDKs write it, values up to 3 string levels deep, as keys too', b.jsonPlain],
@@ -17,6 +17,7 @@ const GENERATORS: ReadonlyArray<readonly [string, string, RequestGen]> = [
   ['json-nesting', 'JSON text nested in strings 2-3 levels deep', b.jsonNesting],
   ['json-nesting-deep', 'JSON text nested in strings 4-8 levels deep', b.jsonNestingDeep],
   ['json-number', 'a digits-only value written as a JSON number (must be refused)', b.jsonNumber],
+  ['escape-boundary', 'text beside a JSON escape that reads like a value if the escape is ignored', b.escapeBoundary],
   ['jsonl', 'JSONL batch lines as Python writes them', b.jsonl],
   ['json-ascii-nested', "Python's ensure_ascii JSON text nested 2-3 levels, values with astral characters", b.jsonAsciiNested],
   ['text', 'text bodies: raw values and escaped JSON snippets', b.textBody],

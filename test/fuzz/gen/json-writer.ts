@@ -18,7 +18,9 @@ export interface StringStyle {
   longFormShare: number;
 }
 
+/** JSON.stringify's own escaping. */
 export const PLAIN_STYLE: StringStyle = { unicodeShare: 0, hex: 'lower', slashShare: 0, asciiOnly: false, longFormShare: 0 };
+/** Python's json.dumps default (ensure_ascii: every non-ASCII character as a lowercase `\u` escape). */
 export const PYTHON_STYLE: StringStyle = { unicodeShare: 0, hex: 'lower', slashShare: 0, asciiOnly: true, longFormShare: 0 };
 
 const SHORT: Record<number, string> = { 0x22: '\\"', 0x5c: '\\\\', 0x08: '\\b', 0x0c: '\\f', 0x0a: '\\n', 0x0d: '\\r', 0x09: '\\t' };
@@ -59,13 +61,12 @@ export function encodeContent(rng: Rng, s: string, style: StringStyle): string {
 
 /** A JSON value to write: strings carry their content, `json` strings carry a nested document. */
 export type JNode =
-  | { t: 'obj'; entries: Array<[JKey, JNode]> }
+  | { t: 'obj'; entries: Array<[string, JNode]> }
   | { t: 'arr'; items: JNode[] }
   | { t: 'str'; s: string }
   | { t: 'json'; doc: JNode }
   | { t: 'num'; raw: string }
   | { t: 'lit'; raw: 'true' | 'false' | 'null' };
-export type JKey = string;
 
 export interface WriteOptions {
   /** Escape style for each nesting level (the last one repeats). */

@@ -173,6 +173,35 @@ export const multipartEscaped: RequestGen = (rng) => multipartCase(rng, 'escaped
 /** Multipart parts holding percent-encoded values. */
 export const multipartPercent: RequestGen = (rng) => multipartCase(rng, 'percent');
 
+/**
+ * Text next to a JSON escape that reads like a value when the escape is ignored: a value ending in a
+ * backslash whose stem is followed by `\"`, a value starting with an escape letter (`n t r b f u`)
+ * written right after a backslash, and value families (A, A + `\`) with A before a closing `\"`.
+ */
+export const escapeBoundary: RequestGen = (rng) => {
+  const c = baseCase(rng, { plainShare: 1 }, 1);
+  const stem = (c.values[0] as string).replace(/\\+$/, '');
+  let text: string;
+  switch (rng.int(0, 2)) {
+    case 0:
+      c.values = [`${stem}\\`];
+      text = `say ${stem}" now`;
+      break;
+    case 1: {
+      const letter = rng.pick(['n', 't', 'r', 'b', 'f']);
+      c.values = [`${letter}${stem}`];
+      text = `col1${({ n: '\n', t: '\t', r: '\r', b: '\b', f: '\f' } as Record<string, string>)[letter]}${stem}`;
+      break;
+    }
+    default:
+      c.values = [stem, `${stem}\\`];
+      text = JSON.stringify({ [stem]: true, text: 'x' });
+  }
+  c.register = { kind: 'source', entries: c.values.map((value, i) => ({ name: `FUZZ_SECRET_${i + 1}`, value })) };
+  const body = JSON.stringify({ model: 'gpt-x', messages: [{ role: 'user', content: rng.chance(0.5) ? text : JSON.stringify({ content: text }) }] });
+  return withBody(c, Buffer.from(body, 'utf8'), 'application/json', 'json');
+};
+
 /** Opaque bytes (octet-stream, images) with a raw value inside. */
 export const binaryRaw: RequestGen = (rng) => {
   const c = baseCase(rng);

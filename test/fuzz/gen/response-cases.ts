@@ -28,6 +28,7 @@ export interface Knobs {
   units: boolean;
 }
 
+/** The base classes' settings: nothing a listed bug needs, so failures point at one feature class. */
 export function defaultKnobs(rng: Rng): Knobs {
   return {
     content: { hostile: false, astral: true, breaks: 'any', decoys: true },
@@ -116,8 +117,11 @@ function sseClass(format: Format | 'any', tune?: (k: Knobs, rng: Rng) => void, o
   };
 }
 
+/** Anthropic Messages SSE. */
 export const anthropicSse = sseClass('anthropic');
+/** Chat Completions SSE. */
 export const chatSse = sseClass('chat');
+/** Responses SSE with every done and completed copy. */
 export const responsesSse = sseClass('responses');
 /** Events with big integers and escaped strings next to the placeholders, `, `/`: ` spacing. */
 export const sseRawBytes = sseClass('any', (k) => {

@@ -54,6 +54,7 @@ export function toNode(v: unknown): JNode {
   return { t: 'obj', entries: Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, toNode(x)]) };
 }
 
+/** A turn as Anthropic Messages events (content blocks keyed by index). */
 export function anthropicEvents(blocks: readonly Block[], o: WireOptions): WireEvent[] {
   const ev = (name: string, data: Record<string, unknown>): WireEvent => ({ name, data: withExtras(o, { type: name, ...data }) });
   const out: WireEvent[] = [ev('message_start', { message: { id: 'msg_fuzz', type: 'message', role: 'assistant', model: 'claude-x', content: [], stop_reason: null, usage: { input_tokens: 11, output_tokens: 1 } } })];
@@ -71,6 +72,7 @@ export function anthropicEvents(blocks: readonly Block[], o: WireOptions): WireE
   return out;
 }
 
+/** A turn as Chat Completions chunks, ending in usage and `[DONE]`. */
 export function chatEvents(blocks: readonly Block[], o: WireOptions): WireEvent[] {
   const base = { id: 'chatcmpl-fuzz', object: 'chat.completion.chunk', created: 1795236671, model: 'gpt-x' };
   const chunk = (delta: Record<string, unknown>, finish: string | null = null): WireEvent => ({ data: withExtras(o, { ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] }) });
@@ -102,6 +104,7 @@ function responsesItem(b: Block, i: number): Record<string, unknown> {
   return { id: `ctc_${i}`, type: 'custom_tool_call', status: 'completed', call_id: `call_${i}`, name: b.name, input: b.input };
 }
 
+/** A turn as Responses events, every value repeated in its done, output_item.done and completed copies. */
 export function responsesEvents(blocks: readonly Block[], o: WireOptions): WireEvent[] {
   let seq = 0;
   const ev = (type: string, data: Record<string, unknown>): WireEvent => ({ name: type, data: withExtras(o, { type, sequence_number: seq++, ...data }) });
@@ -160,6 +163,7 @@ export interface SseStyle {
   noSpace: number;
 }
 
+/** LF line ends, `data: ` lines, JSON.stringify's escaping: what the providers' captures look like. */
 export const PLAIN_SSE: SseStyle = { eol: '\n', comments: 0, multiline: false, style: PLAIN_STYLE, spacing: 'compact', noSpace: 0 };
 
 /** Serialises events as an SSE stream. */

@@ -69,5 +69,5 @@ export function unknownPlaceholder(pick: (n: number) => number): string {
   return PREFIX + id;
 }
 
+/** The text every placeholder starts with. */
 export const PLACEHOLDER_PREFIX_TEXT = PREFIX;
-export const PLACEHOLDER_TEXT_LENGTH = PREFIX.length + ID_CHARS;
