@@ -7,8 +7,12 @@ import * as b from './gen/request-bodies.ts';
 import * as s from './gen/request-surfaces.ts';
 import type { RequestGen } from './gen/request-bodies.ts';
 
-/** Classes whose values always sit where ficta can redact them (strings, text, form fields, headers). */
-const REDACTABLE = new Set(['escape-boundary', 'json-plain', 'json-escapes', 'json-escape-building', 'json-nesting', 'json-nesting-deep', 'jsonl', 'json-ascii-nested', 'text', 'percent-in-body', 'form-whole', 'form-mixed', 'env-duplicates', 'encoding-single', 'encoding-stacked', 'encoding-repeated', 'query-whole', 'query-mixed', 'path-segment', 'path-matrix', 'headers-whole', 'headers-plus', 'headers-mixed']);
+/**
+ * Classes whose values always sit where ficta can redact them (strings, text, form fields, headers).
+ * Deep nesting and escape mixes past a depth limit may be refused instead (issue 9 item 5), and how
+ * percent-encoded values in bodies are handled is open, so those classes are not in the list.
+ */
+const REDACTABLE = new Set(['escape-boundary', 'json-plain', 'json-escapes', 'json-nesting', 'jsonl', 'text', 'form-whole', 'form-mixed', 'env-duplicates', 'encoding-single', 'encoding-stacked', 'encoding-repeated', 'query-whole', 'query-mixed', 'path-matrix', 'headers-whole', 'headers-plus', 'headers-mixed']);
 
 const GENERATORS: ReadonlyArray<readonly [string, string, RequestGen]> = [
   ['json-plain', 'JSON as SDKs write it, values up to 3 string levels deep, as keys too', b.jsonPlain],

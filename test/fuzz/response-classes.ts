@@ -27,7 +27,7 @@ const GENERATORS: ReadonlyArray<readonly [string, string, ResponseGen]> = [
   ['prose-brackets', 'prose opening with [ or { full of quotes, in deltas and done copies', g.proseBrackets],
   ['tool-args-nested-json', 'tool arguments whose strings hold JSON text, 1-3 levels', g.toolArgsNestedJson],
   ['tool-args-keys', 'placeholders as keys in tool arguments', g.toolArgsKeys],
-  ['sse-gzip', 'gzip-compressed SSE in random chunks', g.sseGzip],
+  ['response-gzip', 'gzip-compressed SSE or JSON in random chunks', g.responseGzip],
 ];
 
 /** The names of the response classes. */

@@ -9,6 +9,7 @@ import { PLAIN_STYLE, writeJson } from './json-writer.ts';
 import { baseCase, headerBytes, headerSafe, withBody, withoutBody } from './request-base.ts';
 import type { RequestGen } from './request-bodies.ts';
 import { requestDoc } from './request-doc.ts';
+import { digitValue } from './values.ts';
 
 const PCT_MODES = ['component', 'lower', 'all', 'form', 'mixed'] as const;
 
@@ -69,11 +70,26 @@ export const queryMixed: RequestGen = (rng) => {
   return maybeBody(rng, c);
 };
 
-/** A path segment that is exactly a value (percent-encoded). */
+/**
+ * A path segment that is exactly a value (percent-encoded), on a plain GET, on a WebSocket upgrade
+ * (refused: the `websocket_refused` log line) and on a request the gate blocks (`request_blocked`).
+ */
 export const pathSegment: RequestGen = (rng) => {
   const c = baseCase(rng);
   c.route = 'openai';
   c.routeTarget = `/v1/files/${percentEncode(rng, rng.pick(c.values), rng.pick(['component', 'lower', 'all', 'mixed'] as const))}/content`;
+  const shape = rng.int(0, 2);
+  if (shape === 1) {
+    c.headers.push(['connection', 'Upgrade'], ['upgrade', 'websocket'], ['sec-websocket-version', '13'], ['sec-websocket-key', 'dGhlIHNhbXBsZSBub25jZQ==']);
+    c.alsoRefuse = [426];
+    return withoutBody(c);
+  }
+  if (shape === 2) {
+    const digits = digitValue(rng);
+    c.values.push(digits);
+    c.register = { kind: 'source', entries: c.values.map((value, i) => ({ name: `FUZZ_SECRET_${i + 1}`, value })) };
+    return withBody(c, Buffer.from(`{"model":"gpt-x","n":${digits}}`), 'application/json', 'json');
+  }
   return withoutBody(c);
 };
 

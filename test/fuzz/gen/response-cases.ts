@@ -163,8 +163,13 @@ export const toolArgsNestedJson = sseClass('any', (k, rng) => {
 export const toolArgsKeys = sseClass('any', (k) => {
   k.args.keys = true;
 });
-/** gzip-compressed SSE, cut into random chunks. */
-export const sseGzip = sseClass('any', undefined, { gzip: true });
+/** gzip-compressed SSE or JSON, cut into random chunks. */
+export const responseGzip: ResponseGen = (rng, mapOf) => {
+  if (rng.chance(0.6)) return sseClass('any', undefined, { gzip: true })(rng, mapOf);
+  const c = jsonBody(rng, mapOf);
+  const wire = gzipSync(Buffer.from(c.body, 'utf8'));
+  return { ...c, wire, gzip: true, cuts: cuts(rng, wire.length, 'any') };
+};
 
 function genericSse(textData: boolean, keys: boolean): ResponseGen {
   return (rng, mapOf) => {
