@@ -41,9 +41,18 @@ export const jsonPlain: RequestGen = (rng) => jsonCase(rng, rng.int(1, 3), () =>
 /** One string level, every `\u` mix: upper/lower/mixed hex, surrogate pairs, `\/`, long forms, ensure_ascii. */
 export const jsonEscapes: RequestGen = (rng) => jsonCase(rng, 1, (r) => [randomStyle(r)]);
 
-/** Two or three levels with escapes at every level, so inner escapes are themselves escaped (`\u005c` + `u0073`). */
-export const jsonEscapeBuilding: RequestGen = (rng) =>
-  jsonCase(rng, rng.int(2, 3), (r) => [{ ...randomStyle(r), longFormShare: 1, unicodeShare: r.pick([0.3, 0.7, 1]) }, randomStyle(r), randomStyle(r)]);
+/**
+ * Two or three levels with escapes at every level, so inner escapes are themselves escaped: the outer
+ * level writes each backslash as `\u005c` (and sometimes `u` and hex digits as escapes too), inner
+ * levels escape some of the value's characters (`\u005c` + `u0073` = `s`). Half the cases use
+ * ASCII tokens, whose characters are never a reason to decode a `\u005c`.
+ */
+export const jsonEscapeBuilding: RequestGen = (rng) => {
+  const c = baseCase(rng, { plainShare: rng.pick([0.35, 1]) });
+  const outer: StringStyle = { unicodeShare: rng.pick([0, 0, 0.3]), hex: rng.pick(['lower', 'upper', 'mixed'] as const), slashShare: 0, asciiOnly: false, longFormShare: 1 };
+  const inner = (): StringStyle => ({ ...randomStyle(rng), unicodeShare: rng.pick([0.3, 0.7, 1]) });
+  return withBody(c, jsonBody(rng, c.values, rng.int(2, 3), [outer, inner(), inner()]), rng.pick(JSON_TYPES), 'json');
+};
 
 /** JSON text nested in strings two or three levels deep, plain escapes. */
 export const jsonNesting: RequestGen = (rng) => jsonCase(rng, rng.int(2, 3), () => [PLAIN_STYLE]);
