@@ -1,0 +1,136 @@
+// Checks the fuzz oracle itself, so a passing fuzz run means something: its placeholder derivation
+// agrees with the proxy's, its decoders with JSON.parse and decodeURIComponent, its leak views find a
+// value in every form the generators write, and its byte-identity check refuses a single changed byte.
+
+import { describe, expect, it } from 'vitest';
+import { derivePlaceholder } from '../../src/redact/placeholder.ts';
+import { percentEncode } from './gen/encodings.ts';
+import { encodeContent, writeJson, PLAIN_STYLE, type JNode, type StringStyle } from './gen/json-writer.ts';
+import { drawValues } from './gen/values.ts';
+import { alignRegions } from './oracle/align.ts';
+import { percentDecode, unescapeStrict } from './oracle/decode.ts';
+import { lexJson } from './oracle/json-lexer.ts';
+import { findLeaks } from './oracle/leak-views.ts';
+import { occurrenceDepths } from './oracle/placeholder-depth.ts';
+import { createPlaceholderMap, placeholderFor } from './oracle/placeholder-map.ts';
+import { spanEncodes } from './oracle/region-decoders.ts';
+import { createRng } from './rng.ts';
+
+const STYLES: StringStyle[] = [
+  PLAIN_STYLE,
+  { unicodeShare: 1, hex: 'upper', slashShare: 1, asciiOnly: true, longFormShare: 1 },
+  { unicodeShare: 0.5, hex: 'mixed', slashShare: 0.5, asciiOnly: false, longFormShare: 0.5 },
+];
+
+/** `value` as a string nested `depth` levels deep in JSON text, with a style per level. */
+function nestedDoc(seed: number, value: string, depth: number, styles = STYLES): string {
+  let node: JNode = { t: 'str', s: `before ${value} after` };
+  for (let d = 1; d < depth; d++) node = { t: 'json', doc: { t: 'obj', entries: [['k', node]] } };
+  const rng = createRng(seed);
+  return writeJson(rng, { t: 'obj', entries: [['m', node]] }, { styles: [0, 1, 2, 3, 4, 5, 6, 7].map(() => rng.pick(styles)), spacing: 'random' });
+}
+
+describe('fuzz oracle', () => {
+  it('derives the same placeholders as the proxy', () => {
+    const rng = createRng(1);
+    for (let i = 0; i < 200; i++) {
+      const key = Buffer.from(Array.from({ length: 32 }, () => rng.int(0, 255)));
+      for (const v of drawValues(rng, 3)) expect(placeholderFor(key, v)).toBe(derivePlaceholder(key, v));
+    }
+  });
+
+  it('decodes string content exactly as JSON.parse does, and refuses invalid content', () => {
+    const rng = createRng(2);
+    for (let i = 0; i < 500; i++) {
+      const s = drawValues(rng, 1)[0] as string;
+      const content = encodeContent(rng, s, rng.pick(STYLES));
+      expect(unescapeStrict(content)).toBe(JSON.parse(`"${content}"`));
+    }
+    for (const bad of ['a"b', 'a\\x', '\\u12', 'tab\there', '\\']) expect(unescapeStrict(bad)).toBeUndefined();
+  });
+
+  it('percent-decodes every encoding variant back to the value', () => {
+    const rng = createRng(3);
+    for (let i = 0; i < 300; i++) {
+      const v = drawValues(rng, 1)[0] as string;
+      const mode = rng.pick(['component', 'lower', 'all', 'form', 'mixed'] as const);
+      expect(percentDecode(percentEncode(rng, v, mode), true)).toBe(v);
+    }
+  });
+
+  it('agrees with JSON.parse on what is valid JSON, for documents and for damaged copies', () => {
+    const rng = createRng(4);
+    for (let i = 0; i < 300; i++) {
+      const doc = nestedDoc(i, drawValues(rng, 1)[0] as string, rng.int(1, 4));
+      expect(lexJson(doc).ok).toBe(true);
+      const at = rng.int(0, doc.length - 1);
+      const damaged = doc.slice(0, at) + rng.pick(['"', '\\', '}', ',', 'x', '']) + doc.slice(at + 1);
+      let valid = true;
+      try {
+        JSON.parse(damaged);
+      } catch {
+        valid = false;
+      }
+      expect(lexJson(damaged).ok, damaged).toBe(valid);
+    }
+  });
+
+  it('finds a value written at any string depth up to 8, in any escape style, and percent-encoded', () => {
+    const rng = createRng(5);
+    for (let i = 0; i < 60; i++) {
+      const v = drawValues(rng, 1)[0] as string;
+      const depth = rng.int(1, i < 50 ? 5 : 8);
+      expect(findLeaks(['unrelated-value-x', v], [{ where: 'body', bytes: Buffer.from(nestedDoc(i, v, depth)) }]).map((l) => l.valueIndex)).toEqual([1]);
+      const pct = percentEncode(rng, v, rng.pick(['component', 'lower', 'all', 'form', 'mixed'] as const));
+      expect(findLeaks([v], [{ where: 'q', bytes: Buffer.from(`a=1&k=${pct}`) }]).length).toBe(1);
+    }
+  });
+
+  it('finds nothing where every value was replaced by its placeholder', () => {
+    const rng = createRng(6);
+    const key = Buffer.alloc(32, 9);
+    for (let i = 0; i < 100; i++) {
+      const v = drawValues(rng, 1)[0] as string;
+      const doc = nestedDoc(i, placeholderFor(key, v), rng.int(1, 6));
+      expect(findLeaks([v], [{ where: 'body', bytes: Buffer.from(doc) }])).toEqual([]);
+    }
+  });
+
+  it('accepts a correct redaction and refuses one changed byte outside the secret', () => {
+    const rng = createRng(7);
+    const key = Buffer.alloc(32, 3);
+    for (let i = 0; i < 200; i++) {
+      const [v] = drawValues(rng, 1) as [string];
+      const map = createPlaceholderMap(key, [v]);
+      const p = map.placeholders[0] as string;
+      const depth = rng.int(1, 5);
+      // The value's span: escaped once per level, each level in its own style (escape-building included).
+      let span = v;
+      for (let d = 0; d < depth; d++) span = encodeContent(rng, span, rng.pick(STYLES));
+      const [before, after] = nestedDoc(i, 'MARKERXYZ', depth, [PLAIN_STYLE]).split('MARKERXYZ') as [string, string];
+      const original = Buffer.from(before + span + after).toString('latin1');
+      const forwarded = Buffer.from(before + p + after).toString('latin1');
+      const tokensOf = (text: string) => map.find(text).map((o) => ({ start: o.start, end: o.end, accept: (s: string) => spanEncodes(s, o.value) }));
+      expect(alignRegions(forwarded, original, tokensOf(forwarded), 20_000).ok).toBe(true);
+      let at = rng.int(0, forwarded.length - 1);
+      const start = forwarded.indexOf(p);
+      if (at >= start && at < start + p.length) at = start + p.length < forwarded.length ? start + p.length : 0;
+      const flipped = forwarded.slice(0, at) + String.fromCharCode(forwarded.charCodeAt(at) ^ 1) + forwarded.slice(at + 1);
+      expect(alignRegions(flipped, original, tokensOf(flipped), 20_000).ok).toBe(false);
+      // A span that decodes to another value is refused too.
+      const wrong = Buffer.from(before + encodeContent(rng, `${v}x`, PLAIN_STYLE) + after).toString('latin1');
+      expect(alignRegions(forwarded, wrong, tokensOf(forwarded), 20_000).ok).toBe(false);
+    }
+  });
+
+  it('says at which string depth each placeholder sits, whatever the escape style', () => {
+    const key = Buffer.alloc(32, 4);
+    const map = createPlaceholderMap(key, ['a-registered-value']);
+    const p = map.placeholders[0] as string;
+    for (let depth = 1; depth <= 8; depth++) {
+      // Placeholders are never escaped by a provider (their characters need none): plain style only.
+      expect(occurrenceDepths(nestedDoc(depth, p, depth, [PLAIN_STYLE]), map, 'json')).toEqual([depth]);
+      expect(occurrenceDepths(`[prose "${p}" not json`, map, 'auto')).toEqual([0]);
+    }
+  });
+});
