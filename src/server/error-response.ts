@@ -38,11 +38,11 @@ export function formatErrorBody(provider: Provider, type: string, message: strin
   return JSON.stringify({ error: { message, type, code: type } });
 }
 
-/** Writes a provider-shaped error (nothing else is sent). */
-export function sendError(res: ServerResponse, provider: Provider, error: HttpError, extraHeaders: Record<string, string> = {}): void {
+/** Writes a provider-shaped error (nothing else is sent); returns the body's length in bytes (0 when none was sent). */
+export function sendError(res: ServerResponse, provider: Provider, error: HttpError, extraHeaders: Record<string, string> = {}): number {
   if (res.headersSent) {
     res.destroy();
-    return;
+    return 0;
   }
   const body = formatErrorBody(provider, error.type, error.message);
   res.writeHead(error.status, {
@@ -52,4 +52,5 @@ export function sendError(res: ServerResponse, provider: Provider, error: HttpEr
     ...extraHeaders,
   });
   res.end(body);
+  return Buffer.byteLength(body);
 }

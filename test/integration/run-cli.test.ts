@@ -38,14 +38,27 @@ describe('ficta run', () => {
     const r = await runCli(['run', '--env-file', envFile, '--', process.execPath, SDK_SCRIPT], { env: { ...baseEnv(), PROMPT: `my secret is ${SECRET}`, EXIT_CODE: '7' } });
     expect(r.stdout).toBe(`ECHO: my secret is ${SECRET}\nwithout token: 401\n`);
     expect(r.code).toBe(7);
-    expect(r.stderr).toBe('');
+    // One summary block after the command ends: counts by name and outcome, and where the log is; no value.
+    expect(r.stderr).toBe(
+      [
+        'ficta: summary of this run:',
+        '  requests        2 (ok 1, unauthorized 1)',
+        '  redactions      APP_SECRET 1',
+        '  restores        APP_SECRET 1',
+        '  blocked         0',
+        '  restore misses  0',
+        '  upstream errors 0',
+        `  log             ${join(home, 'run.log')}`,
+        '',
+      ].join('\n'),
+    );
     expect(up.requests.length).toBe(before + 1);
     expect(JSON.parse(up.requests.at(-1)!.body.toString()).messages[0].content).toMatch(/^my secret is ~ficta_/);
     expect(up.leaks).toEqual([]);
   });
 
   it('leaves the command stdout and stderr untouched and keeps ficta logs in FICTA_HOME/run.log', async () => {
-    const r = await runCli(['run', process.execPath, '-e', 'console.log("out"); console.error("err")'], { env: baseEnv() });
+    const r = await runCli(['run', '--quiet', '--env-file', envFile, process.execPath, '-e', 'console.log("out"); console.error("err")'], { env: baseEnv() });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('out\n');
     expect(r.stderr).toBe('err\n');
@@ -66,9 +79,9 @@ describe('ficta run', () => {
   });
 
   it('exits 128+n when the command dies of a signal, and 127 when it does not exist', async () => {
-    const killed = await runCli(['run', process.execPath, '-e', 'process.kill(process.pid, "SIGKILL")'], { env: baseEnv() });
+    const killed = await runCli(['run', '-q', '--env-file', envFile, process.execPath, '-e', 'process.kill(process.pid, "SIGKILL")'], { env: baseEnv() });
     expect(killed.code).toBe(137);
-    const missing = await runCli(['run', 'no-such-command-xyz'], { env: baseEnv() });
+    const missing = await runCli(['run', '-q', '--env-file', envFile, 'no-such-command-xyz'], { env: baseEnv() });
     expect(missing.code).toBe(127);
     expect(missing.stderr).toBe('ficta: run: command not found: no-such-command-xyz\n');
   });
@@ -81,7 +94,7 @@ describe('ficta run', () => {
     const r = await runCli(['run', '--env-file', join(home, 'num.env'), '--report-file', reportFile, '--fail-on-block', '--', process.execPath, join(home, 'a.mjs')], { env: baseEnv() });
     expect(r.stdout).toBe('403\n');
     expect(r.code).toBe(3);
-    expect(r.stderr).toContain('ficta: 1 request(s) blocked (ACCOUNT ×1)');
+    expect(r.stderr).toContain('  blocked         1 (ACCOUNT 1)\n');
     const rep = await runCli(['report', reportFile], { env: baseEnv() });
     expect(rep.stdout).toContain('blocked         1 (ACCOUNT 1)');
     expect(rep.code).toBe(0);
