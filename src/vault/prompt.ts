@@ -21,9 +21,11 @@ export function canPrompt(input: Readable): boolean {
 export function promptHidden(question: string, input: Readable, output: Writable): Promise<Result<string>> {
   const tty = input as MaybeTty;
   if (!canPrompt(input)) return Promise.resolve(err(vaultError('FICTA_VAULT_LOCKED', 'cannot prompt: stdin is not a terminal')));
-  output.write(question);
+  // Raw mode first, then the question: a key typed as soon as the question shows must not be echoed or
+  // turned into a signal by the terminal.
   const wasRaw = tty.isRaw === true;
   tty.setRawMode?.(true);
+  output.write(question);
   const decoder = new StringDecoder('utf8');
   let answer: string[] = [];
   // ANSI escape sequences (arrow keys, bracketed-paste markers) are dropped: 1 = after ESC, 2 = inside CSI/SS3.
@@ -73,9 +75,9 @@ function interrupted(): FictaError {
 export function confirm(question: string, input: Readable, output: Writable): Promise<Result<boolean>> {
   const tty = input as MaybeTty;
   if (!canPrompt(input)) return Promise.resolve(err(vaultError('FICTA_VAULT_LOCKED', 'cannot ask: stdin is not a terminal')));
-  output.write(`${question} [y/N] `);
   const wasRaw = tty.isRaw === true;
   tty.setRawMode?.(true);
+  output.write(`${question} [y/N] `);
   return new Promise((resolve) => {
     const onData = (chunk: Buffer | string): void => {
       const ch = (typeof chunk === 'string' ? chunk : chunk.toString('utf8')).charAt(0);
