@@ -61,8 +61,9 @@ export function iso(ms: number): string {
 }
 
 /**
- * What the running proxies of this FICTA_HOME need after the vault's keys or file changed: `serve`
- * unlocks again on SIGHUP; the others (run, agents) on a restart. Empty when none is running.
+ * What the running proxies of this FICTA_HOME need once the vault's keys or file changed under them (a
+ * restore; a rekey after a passwd): `serve` unlocks again on SIGHUP, the others (run, agents) on a
+ * restart. Empty when none is running.
  */
 export function runningProxiesHint(home: string): string {
   const running = listInstances(home);
@@ -72,5 +73,5 @@ export function runningProxiesHint(home: string): string {
   const parts: string[] = [];
   if (serve.length > 0) parts.push(`unlock the running ficta serve again with kill -HUP ${serve.join(' ')}`);
   if (other.length > 0) parts.push(`restart ${other.join(', ')}`);
-  return `; ${parts.join('; ')}`;
+  return `; if a running ficta answers 503 from now on: ${parts.join('; ')}`;
 }

@@ -52,6 +52,7 @@ export async function runRekey({ values }: VaultArgs, io: CliIo): Promise<number
   const vault = await unlock(io, values, true);
   try {
     const done = must(vault.rekey());
+    // A running proxy unlocked before a passwd cannot open the new data key: it answers 503 until unlocked again.
     output(io, values, done, `vault: rekeyed: ${done.records} record(s) re-sealed under data key ${done.keyId}${runningProxiesHint(resolveHome(io.env))}`);
   } finally {
     vault.close();

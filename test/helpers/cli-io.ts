@@ -9,8 +9,8 @@ export interface InProcessResult {
   stderr: string;
 }
 
-/** Runs main(argv) with its own streams and environment; stdin is empty and not a terminal. */
-export async function runMain(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<InProcessResult> {
+/** Runs main(argv) with its own streams and environment; stdin (not a terminal) holds `input`. */
+export async function runMain(argv: string[], env: NodeJS.ProcessEnv = {}, input = ''): Promise<InProcessResult> {
   let stdout = '';
   let stderr = '';
   const sink = (add: (s: string) => void): Writable =>
@@ -21,7 +21,7 @@ export async function runMain(argv: string[], env: NodeJS.ProcessEnv = {}): Prom
       },
     });
   const stdin = new PassThrough();
-  stdin.end();
+  stdin.end(input);
   const code = await main(argv, { stdout: sink((s) => (stdout += s)), stderr: sink((s) => (stderr += s)), stdin, env });
   return { code, stdout, stderr };
 }

@@ -149,3 +149,45 @@ describe('ficta claude / ficta codex', () => {
     expect(r.stderr).toContain('ficta: claude: not found on PATH');
   });
 });
+
+describe('problems under ficta run', () => {
+  const THREE = `for (let i = 0; i < 3; i++) { const r = await fetch(process.env.OPENAI_BASE_URL + '/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"messages":[]}' }); console.log(r.status); }`;
+
+  it('a dead upstream is visible at once (one line, however many retries), in run.log as warnings, and in the summary', async () => {
+    const own = mkdtempSync(join(tmpdir(), 'ficta-dead-'));
+    const r = await runCli(['run', '--env-file', envFile, '--openai-upstream', 'http://127.0.0.1:1', '--', process.execPath, '--input-type=module', '-e', THREE], { env: { FICTA_HOME: own } });
+    expect([r.code, r.stdout]).toEqual([0, '502\n502\n502\n']);
+    const lines = r.stderr.split('\n');
+    expect(lines.filter((l) => l.includes('upstream http://127.0.0.1:1'))).toEqual([`ficta: warning: upstream http://127.0.0.1:1 is unreachable (ECONNREFUSED): requests to it get 502; details in ${join(own, 'run.log')}`]);
+    expect(r.stderr).toContain('  requests        3 (upstream_unreachable 3)\n');
+    expect(r.stderr).toContain('  upstream errors 3\n');
+    const log = readFileSync(join(own, 'run.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(log.filter((l) => l.event === 'request').map((l) => [l.level, l.outcome, l.upstream, l.error])).toEqual(Array(3).fill(['warn', 'upstream_unreachable', 'http://127.0.0.1:1', 'ECONNREFUSED']));
+    rmSync(own, { recursive: true, force: true });
+  });
+
+  it('--quiet drops the summary; --log-format json makes every ficta stderr line JSON', async () => {
+    const quiet = await runCli(['run', '-q', '--env-file', envFile, '--openai-upstream', 'http://127.0.0.1:1', '--', process.execPath, '--input-type=module', '-e', THREE], { env: baseEnv() });
+    expect(quiet.stderr).not.toContain('summary');
+    expect(quiet.stderr.split('\n').filter((l) => l !== '')).toHaveLength(1);
+    const json = await runCli(['run', '--log-format', 'json', '--env-file', envFile, '--openai-upstream', 'http://127.0.0.1:1', '--', process.execPath, '--input-type=module', '-e', THREE], { env: baseEnv() });
+    const lines = json.stderr.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.level, l.event])).toEqual([['warn', 'upstream_failed'], ['warn', 'summary']]);
+    expect(lines[1]).toMatchObject({ requests: 3, upstreamErrors: 3, byOutcome: { upstream_unreachable: 3 }, log: join(home, 'run.log') });
+    const usage = await runCli(['run', '--log-format', 'json', '--bogus', 'x'], { env: baseEnv() });
+    expect(usage.code).toBe(125);
+    expect(JSON.parse(usage.stderr)).toMatchObject({ level: 'error', code: 'FICTA_USAGE' });
+  });
+
+  it('uses 125 for its own failures before the command starts, so they cannot pass for the command’s', async () => {
+    for (const argv of [['--bogus', 'x'], ['--port', '1', 'x'], [], ['--env-file', join(home, 'missing.env'), process.execPath], ['--log-level', 'loud', process.execPath]]) {
+      const r = await runCli(['run', ...argv], { env: baseEnv() });
+      expect([argv, r.code]).toEqual([argv, 125]);
+      expect(r.stderr).toMatch(/^ficta: /);
+    }
+    const agent = await runCli(['codex', '--bogus', '--', 'exec'], { env: baseEnv({ FICTA_CODEX_BIN: FAKE }) });
+    expect([agent.code, agent.stderr]).toEqual([125, 'ficta: usage: codex: unknown option --bogus; see ficta codex --help\n']);
+    const help = await runCli(['run', '--help'], { env: baseEnv() });
+    expect([help.code, help.stdout.startsWith('usage: ficta run [options] [--] CMD [ARGS…]')]).toEqual([0, true]);
+  });
+});
