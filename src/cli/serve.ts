@@ -2,6 +2,7 @@
 // stdout when ready; SIGINT/SIGTERM stop accepting, let in-flight requests finish (10 s cap), exit 0;
 // SIGHUP unlocks the vault again (after `vault passwd`, `rekey` or `restore`) without a restart.
 
+import { closeSync, openSync } from 'node:fs';
 import { formatHelp, parseCommandLine, type CommandSpec } from './args.ts';
 import { EXIT_BLOCKED, EXIT_OK } from './exit-codes.ts';
 import type { CliIo } from './io.ts';
@@ -50,8 +51,34 @@ async function serve(argv: string[], io: CliIo): Promise<number> {
     readyFile: values['ready-file'],
     reunlockHint: `unlock it again with kill -HUP ${process.pid} (ficta reads --key-file, FICTA_VAULT_KEY_FILE or FICTA_VAULT_PASSPHRASE again), or restart ficta`,
   });
-  io.stdout.write(`ficta listening on ${session.url}\n`);
   const { notices } = session;
+  // Handlers first, then the ready line: whoever reacts to that line may already send signals.
+  let stopRequested!: () => void;
+  const stopping = new Promise<void>((resolve) => (stopRequested = resolve));
+  const stop = (): void => {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    stopRequested();
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  const onTerminal = (io.stdin as { isTTY?: boolean }).isTTY === true || (io.stderr as { isTTY?: boolean }).isTTY === true;
+  const onHup = (): void => {
+    // SIGHUP also means "your terminal is gone": then stop as on SIGTERM, rather than linger unseen.
+    if (onTerminal && !hasTerminal()) {
+      // Nothing can be shown any more; writing to the dead terminal fails with EIO, which must not crash the stop.
+      for (const s of [io.stdout, io.stderr]) s.on('error', () => {});
+      session.ficta.logger.level = 'silent';
+      stop();
+      return;
+    }
+    void session.reunlock().then((r) => {
+      if (r.ok) notices.info('vault_reunlocked', `vault unlocked again: ${r.value} secret(s)`, { count: r.value });
+      else notices.warn('vault_reunlock_failed', `vault: could not unlock it again: ${r.error.message.replace(/^vault: /, '')}`, { code: r.error.code });
+    });
+  };
+  process.on('SIGHUP', onHup);
+  io.stdout.write(`ficta listening on ${session.url}\n`);
   if (session.config.token !== undefined) {
     // The base URLs carry the token, a credential: masked unless asked for (CI logs keep stderr).
     const show = values['show-token'] === true;
@@ -63,22 +90,10 @@ async function serve(argv: string[], io: CliIo): Promise<number> {
     });
   }
 
-  const onHup = (): void => {
-    void session.reunlock().then((r) => {
-      if (r.ok) notices.info('vault_reunlocked', `vault unlocked again: ${r.value} secret(s)`, { count: r.value });
-      else notices.warn('vault_reunlock_failed', `vault: could not unlock it again: ${r.error.message.replace(/^vault: /, '')}`, { code: r.error.code });
-    });
-  };
-  process.on('SIGHUP', onHup);
-  await new Promise<void>((resolve) => {
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  await stopping;
+  // A hangup sends SIGHUP more than once: while stopping, further ones are ignored rather than fatal.
+  const ignore = (): void => {};
+  process.on('SIGHUP', ignore);
   process.off('SIGHUP', onHup);
   const report = await session.stop();
   if (session.config.failOnBlock && report.blocks > 0) {
@@ -86,4 +101,14 @@ async function serve(argv: string[], io: CliIo): Promise<number> {
     return EXIT_BLOCKED;
   }
   return EXIT_OK;
+}
+
+/** False once the controlling terminal has hung up (opening /dev/tty then fails). */
+function hasTerminal(): boolean {
+  try {
+    closeSync(openSync('/dev/tty', 'r'));
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -53,6 +53,7 @@ export function createLogger(options: CreateLoggerOptions): Logger {
   const isTty = options.isTty ?? (dest === 2 && process.stderr.isTTY === true);
   let stream: DestinationStream =
     typeof dest === 'number' ? pino.destination({ dest, sync: false }) : typeof dest === 'string' ? pino.destination({ dest, sync: false, append: true, mkdir: true }) : dest;
+  if (typeof dest === 'number') stream = survivable(stream);
   if (resolveLogFormat(options.format, isTty) === 'text') stream = textStream(stream, isTty && wantsColor(options.env ?? process.env));
   return pino(
     {
@@ -69,6 +70,32 @@ export function createLogger(options: CreateLoggerOptions): Logger {
 /** Logs one typed event with structured fields. */
 export function logEvent(logger: Logger, level: 'info' | 'warn' | 'error' | 'debug', event: LogEvent, fields: Record<string, unknown> = {}): void {
   logger[level]({ event, ...fields });
+}
+
+/**
+ * A terminal that hung up (EIO) or a reader that went away (EPIPE) ends the log, not the proxy. Left
+ * alone, the write error is unhandled, and sonic-boom's flushSync at exit retries such a write forever.
+ */
+function survivable(inner: DestinationStream): DestinationStream {
+  const boom = inner as DestinationStream & NodeJS.EventEmitter & { flush(cb?: (err?: Error) => void): void; flushSync(): void; destroy(): void };
+  let dead = false;
+  boom.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EIO' && error.code !== 'EPIPE') throw error;
+    dead = true;
+    boom.destroy();
+  });
+  return {
+    write(line: string): void {
+      if (!dead) boom.write(line);
+    },
+    flush(cb?: (err?: Error) => void): void {
+      if (dead) cb?.();
+      else boom.flush(cb);
+    },
+    flushSync(): void {
+      if (!dead) boom.flushSync();
+    },
+  } as DestinationStream;
 }
 
 /** Colour unless NO_COLOR is set (https://no-color.org). */

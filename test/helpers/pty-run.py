@@ -2,7 +2,8 @@
 # answer (typing earlier would let the terminal echo it before the program turns echo off), then
 # collects everything the program wrote. Prints one JSON object: {"output": ..., "code": N}.
 # usage: python3 pty-run.py '{"argv": [...], "env": {...}, "steps": [{"expect": "text"}, {"send": "text"}], "timeout": 30}'
-# Steps: expect (wait for text), send (type), sleep (seconds), waitfile (wait until a file exists), signal.
+# Steps: expect (wait for text), send (type), sleep (seconds), waitfile (wait until a file exists), signal,
+# hangup (close the terminal; then only the exit code is collected).
 import json, os, pty, select, signal, sys, time
 
 spec = json.loads(sys.argv[1])
@@ -44,23 +45,28 @@ for step in spec.get("steps", []):
     elif "waitfile" in step:
         while not os.path.exists(step["waitfile"]) and time.time() < deadline:
             read_some(0.05)
+    elif "hangup" in step:
+        # The terminal goes away: closing the master side makes the kernel send SIGHUP to the session.
+        os.close(fd)
+        alive = False
+        break
     elif "signal" in step:
         os.kill(pid, getattr(signal, step["signal"]))
 
-while alive and time.time() < deadline:
-    alive = read_some(0.1)
-    done, status = os.waitpid(pid, os.WNOHANG)
+status = None
+while time.time() < deadline:
+    if alive:
+        alive = read_some(0.1)
+    else:
+        time.sleep(0.05)
+    done, st = os.waitpid(pid, os.WNOHANG)
     if done:
-        while read_some(0.05):
+        status = st
+        while alive and read_some(0.05):
             pass
         break
-else:
-    status = None
-
-if time.time() >= deadline:
+if status is None:
     os.kill(pid, signal.SIGKILL)
-    _, status = os.waitpid(pid, 0)
-elif status is None:
     _, status = os.waitpid(pid, 0)
 code = os.waitstatus_to_exitcode(status)
 print(json.dumps({"output": out.decode("utf-8", "replace"), "code": code}))

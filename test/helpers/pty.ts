@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { BIN } from './cli.ts';
 
-export type PtyStep = { expect: string } | { send: string } | { sleep: number } | { waitfile: string } | { signal: 'SIGINT' | 'SIGTERM' };
+export type PtyStep = { expect: string } | { send: string } | { sleep: number } | { waitfile: string } | { signal: 'SIGINT' | 'SIGTERM' | 'SIGHUP' } | { hangup: true };
 
 export interface PtyResult {
   /** Everything written to the terminal (stdout and stderr together, CRLF line ends). */

@@ -67,6 +67,17 @@ describe('on a terminal', () => {
     expect(r.output).not.toContain(SECRET);
   });
 
+  it('serve stops when its terminal hangs up (SIGHUP re-unlocks the vault only while the terminal is there)', async () => {
+    const home = mkdtempSync(join(dir, 'home-'));
+    const envFile = join(home, 'app.env');
+    writeFileSync(envFile, `API_TOKEN=${SECRET}\n`);
+    const port = await freePort();
+    const r = await runOnPty(['serve', '--port', String(port), '--env-file', envFile], { FICTA_HOME: home }, [{ expect: 'ficta listening on' }, { hangup: true }], 20);
+    expect(r.code).toBe(0);
+    const gone = await fetch(`http://127.0.0.1:${port}/healthz`).then(() => 'still listening', () => 'gone');
+    expect(gone).toBe('gone');
+  });
+
   it('asks for the passphrase without echoing it, 3 tries, and opens on the right one', async () => {
     const home = await passphraseVault();
     const r = await runOnPty(['vault', 'list'], { FICTA_HOME: home }, [
