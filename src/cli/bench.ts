@@ -8,7 +8,7 @@ import { stopAllChildren } from '../bench/processes.ts';
 import { formatBudget, formatReport } from '../bench/report.ts';
 import { DEFAULT_FICTA_BIN, runBench, SECTIONS, type Section } from '../bench/run.ts';
 import { FictaError } from '../errors.ts';
-import { formatHelp, parseCommandLine, type CommandSpec } from './args.ts';
+import { formatHelp, parseCommandLine, usageError, type CommandSpec } from './args.ts';
 import type { CliIo } from './io.ts';
 
 export const spec = {
@@ -48,10 +48,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(formatHelp(spec));
     return 0;
   }
-  if (process.platform !== 'linux') throw new FictaError('FICTA_USAGE', 'usage: ficta bench reads process CPU and memory from /proc and runs on Linux only');
+  if (process.platform !== 'linux') throw usageError(spec, 'it reads process CPU and memory from /proc and runs on Linux only');
   const sections = parseSections(values.only);
   if (values['proxy-cmd'] !== undefined && !values['proxy-cmd'].includes('{PORT}')) {
-    throw new FictaError('FICTA_USAGE', 'usage: --proxy-cmd must contain {PORT} (and usually {UPSTREAM})');
+    throw usageError(spec, '--proxy-cmd must contain {PORT} (and usually {UPSTREAM})');
   }
   // Read the budget first: a typo in its path should not cost a whole run.
   const budget = values.budget === undefined ? undefined : readBudget(values.budget);
@@ -101,7 +101,7 @@ function parseSections(only: string | undefined): Section[] {
   if (only === undefined) return [...SECTIONS];
   const list = only.split(',').map((s) => s.trim());
   for (const s of list) {
-    if (!SECTIONS.includes(s as Section)) throw new FictaError('FICTA_USAGE', `usage: ficta bench: --only takes ${SECTIONS.join(',')}`);
+    if (!SECTIONS.includes(s as Section)) throw usageError(spec, `--only takes ${SECTIONS.join(',')}`);
   }
   return list as Section[];
 }

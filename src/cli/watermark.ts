@@ -11,7 +11,7 @@ import { fingerprintText } from '../watermark/fingerprint.ts';
 import { deriveKeys, loadOrCreateKey } from '../watermark/key.ts';
 import { RS_K, rsEncode } from '../watermark/reed-solomon.ts';
 import { openRegistry } from '../watermark/registry.ts';
-import { findSubcommand, formatHelp, parseCommandLine, type CommandSpec } from './args.ts';
+import { findSubcommand, formatHelp, parseCommandLine, usageError, type CommandSpec } from './args.ts';
 import { EXIT_OK, EXIT_USAGE } from './exit-codes.ts';
 import type { CliIo } from './io.ts';
 
@@ -72,7 +72,7 @@ async function runEmbed(argv: string[], io: CliIo): Promise<number> {
   if (!key.ok) throw key.error;
   const keys = deriveKeys(key.value);
   const sessionId = values.session ?? `manual-${randomBytes(6).toString('hex')}`;
-  if (sessionId.trim() === '') throw new FictaError('FICTA_USAGE', 'usage: --session must not be empty');
+  if (sessionId.trim() === '') throw usageError(embedSpec, '--session must not be empty');
   const mark = keys.sessionMark(sessionId);
   const plan = planEmbedding(text, rsEncode(mark), keys.placementSeed(sessionId, text));
   const marked = applyPlan(text, plan);
