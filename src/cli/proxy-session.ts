@@ -19,7 +19,6 @@ import { createNotices, type Notices } from './notice.ts';
 import { withVaultWayOut } from './vault-hints.ts';
 
 export { EXIT_BLOCKED } from './exit-codes.ts';
-export { writeAtomic };
 
 export interface ProxySession {
   ficta: Ficta;
@@ -169,14 +168,6 @@ async function openVaultSource(config: Config, options: StartSessionOptions): Pr
 /** The ready file: shell/`$GITHUB_ENV`-friendly KEY=VALUE lines. */
 export function formatReadyFile(url: string, urls: BaseUrls): string {
   return `FICTA_URL=${urls.root}\nANTHROPIC_BASE_URL=${urls.anthropic}\nOPENAI_BASE_URL=${urls.openai}\nFICTA_LISTEN=${url}\n`;
-}
-
-/** One line naming what was blocked, for stderr. */
-export function describeBlocks(report: RunReport): string {
-  const names = Object.entries(report.blockedBySecret)
-    .map(([n, c]) => `${n} ×${c}`)
-    .join(', ');
-  return `${report.blocks} request(s) blocked (${names})`;
 }
 
 function rmSyncQuiet(path: string): void {

@@ -21,3 +21,11 @@ export function formatReportLines(r: RunReport, indent = ''): string[] {
     `upstream errors ${r.upstreamErrors ?? 0}`,
   ].map((l) => `${indent}${l}`);
 }
+
+/** One line naming what was blocked, for stderr. */
+export function describeBlocks(report: RunReport): string {
+  const names = Object.entries(report.blockedBySecret)
+    .map(([n, c]) => `${n} ×${c}`)
+    .join(', ');
+  return `${report.blocks} request(s) blocked (${names})`;
+}

@@ -8,8 +8,7 @@ import type { RunReport } from '../server/stats.ts';
 import { formatHelp, parseCommandLine, type CommandSpec } from './args.ts';
 import { EXIT_BLOCKED, EXIT_OK } from './exit-codes.ts';
 import type { CliIo } from './io.ts';
-import { describeBlocks } from './proxy-session.ts';
-import { formatReportLines } from './report-format.ts';
+import { describeBlocks, formatReportLines } from './report-format.ts';
 
 export const spec = {
   name: 'report',

@@ -7,7 +7,8 @@ import { formatHelp, parseCommandLine, type CommandSpec } from './args.ts';
 import { EXIT_BLOCKED, EXIT_OK } from './exit-codes.ts';
 import type { CliIo } from './io.ts';
 import { proxyFlags, SERVE_OPTIONS, wantsJson } from './proxy-options.ts';
-import { describeBlocks, startSession } from './proxy-session.ts';
+import { startSession } from './proxy-session.ts';
+import { describeBlocks } from './report-format.ts';
 import { reportError } from './report-error.ts';
 import { maskToken } from '../server/access.ts';
 

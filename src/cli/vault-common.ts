@@ -47,10 +47,12 @@ export function str(v: string | boolean | string[] | undefined): string | undefi
   return typeof v === 'string' && v !== '' ? v : undefined;
 }
 
+/** True when something exists at `path`. */
 export function exists(path: string): boolean {
   try { statSync(path); return true; } catch { return false; }
 }
 
+/** The permission bits of `path` in octal (`600`), or `missing`. */
 export function modeOf(path: string): string {
   try { return (statSync(path).mode & 0o777).toString(8); } catch { return 'missing'; }
 }

@@ -16,9 +16,9 @@ import { generateToken } from '../server/access.ts';
 import { EXIT_BLOCKED, EXIT_NOT_EXECUTABLE, EXIT_NOT_FOUND, EXIT_RUN_FAILED } from './exit-codes.ts';
 import type { CliIo } from './io.ts';
 import type { Notices } from './notice.ts';
-import { describeBlocks, startSession, type ProxySession } from './proxy-session.ts';
+import { startSession, type ProxySession } from './proxy-session.ts';
 import { reportError } from './report-error.ts';
-import { formatReportLines } from './report-format.ts';
+import { describeBlocks, formatReportLines } from './report-format.ts';
 
 /** Signals passed on to the command. SIGINT and SIGQUIT from a terminal already reach the command
  * (same foreground process group), so they are forwarded only when stdin is not a TTY. */
