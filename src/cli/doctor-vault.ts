@@ -8,7 +8,7 @@ import { withVaultWayOut } from './vault-hints.ts';
 import type { Check } from './doctor-checks.ts';
 
 /** Vault checks (present, unlockable non-interactively) and the number of records it would give. */
-export async function checkVault(config: Config, env: NodeJS.ProcessEnv): Promise<{ checks: Check[]; records: number }> {
+export async function checkVault(config: Config, env: NodeJS.ProcessEnv, keyFile?: string): Promise<{ checks: Check[]; records: number }> {
   const none = (check: Check): { checks: Check[]; records: number } => ({ checks: [check], records: 0 });
   if (config.secrets.vault === 'off') return none({ level: 'ok', area: 'vault', message: 'disabled (secrets.vault = "off")' });
   const path = vaultPath(config.home);
@@ -27,12 +27,12 @@ export async function checkVault(config: Config, env: NodeJS.ProcessEnv): Promis
   const checks: Check[] = [
     { level: info.headerIntact ? 'ok' : 'fail', area: 'vault', message: `${path}: format ${info.format}, ${info.records} record(s), ${kind === 'key-file' ? 'key file' : `passphrase (Argon2id ${info.kdf.preset})`}` },
   ];
-  const hasCredential = env.FICTA_VAULT_KEY_FILE !== undefined || env.FICTA_VAULT_PASSPHRASE !== undefined;
+  const hasCredential = keyFile !== undefined || env.FICTA_VAULT_KEY_FILE !== undefined || env.FICTA_VAULT_PASSPHRASE !== undefined;
   if (!hasCredential) {
     checks.push({ level: 'warn', area: 'vault', message: 'locked: serve prompts on a terminal; set FICTA_VAULT_KEY_FILE or FICTA_VAULT_PASSPHRASE for CI and scripts' });
     return { checks, records: info.records };
   }
-  const unlocked = await unlockVaultSource({ home: config.home, env });
+  const unlocked = await unlockVaultSource({ home: config.home, env, keyFile });
   if (!unlocked.ok) {
     checks.push({ level: 'fail', area: 'vault', message: `cannot unlock: ${withVaultWayOut(unlocked.error).message}` });
     return { checks, records: 0 };

@@ -42,8 +42,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     if (a !== 'claude' && a !== 'codex') throw usageError(spec, 'unknown agent (claude or codex)');
     agents.push(a);
   }
-  const { flags, configFile } = proxyFlags(values, 'doctor');
-  const checks = await runChecks({ env: io.env, agents, online: values.online === true, configFile, flags });
+  const { flags, configFile, keyFile } = proxyFlags(values, 'doctor');
+  const checks = await runChecks({ env: io.env, agents, online: values.online === true, configFile, keyFile, flags });
   const failed = checks.some((c) => c.level === 'fail');
   if (values.json === true) io.stdout.write(`${JSON.stringify({ ok: !failed, checks })}\n`);
   else for (const c of checks) io.stdout.write(`${c.level.padEnd(5)} ${c.area.padEnd(10)} ${c.message}\n`);
@@ -57,6 +57,8 @@ export interface DoctorOptions {
   configFile?: string | undefined;
   /** The same flags serve would get. */
   flags?: Record<string, unknown>;
+  /** `--key-file`, as serve would unlock the vault with it. */
+  keyFile?: string | undefined;
 }
 
 /** All checks, in order. */
@@ -75,7 +77,7 @@ export async function runChecks(options: DoctorOptions): Promise<Check[]> {
 
   checkHome(config.home, add);
   let total = await checkSecrets(config, options.env, add);
-  const vault = await checkVault(config, options.env);
+  const vault = await checkVault(config, options.env, options.keyFile);
   for (const c of vault.checks) add(c.level, c.area, c.message);
   total += vault.records;
   checkProtected(total, add);

@@ -8,12 +8,12 @@ import { spawn } from 'node:child_process';
 import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
 import { resolveHome } from '../config/home.ts';
-import { FictaError } from '../errors.ts';
+import { FictaError, isFictaError } from '../errors.ts';
 import type { RequestSummary, RunReport } from '../index.ts';
 import { UPSTREAM_OUTCOMES } from '../log/outcomes.ts';
 import type { BaseUrls } from '../server/access.ts';
 import { generateToken } from '../server/access.ts';
-import { EXIT_BLOCKED, EXIT_NOT_EXECUTABLE, EXIT_NOT_FOUND, EXIT_RUN_FAILED } from './exit-codes.ts';
+import { EXIT_BLOCKED, EXIT_INTERRUPTED, EXIT_NOT_EXECUTABLE, EXIT_NOT_FOUND, EXIT_RUN_FAILED } from './exit-codes.ts';
 import type { CliIo } from './io.ts';
 import type { Notices } from './notice.ts';
 import { startSession, type ProxySession } from './proxy-session.ts';
@@ -82,7 +82,8 @@ export async function runWrapped(options: WrapOptions): Promise<number> {
       onRequest: (s, notices) => problems.see(s, notices, logFile),
     });
   } catch (error) {
-    return fail(error, EXIT_RUN_FAILED);
+    // Ctrl-C at the vault prompt is an interruption (130), not a failure of ficta.
+    return fail(error, isFictaError(error, 'FICTA_INTERRUPTED') ? EXIT_INTERRUPTED : EXIT_RUN_FAILED);
   }
   const plan = options.plan(session.baseUrls);
   const env: NodeJS.ProcessEnv = { ...io.env };

@@ -110,6 +110,9 @@ describe('on a terminal', () => {
     // serve too: Ctrl-C at its start-up prompt is an interruption, not an error.
     const serve = await runOnPty(['serve', '--port', '0'], { FICTA_HOME: home }, [{ expect: 'vault passphrase: ' }, { send: '\u0003' }]);
     expect(serve.code).toBe(130);
+    const run = await runOnPty(['run', process.execPath, '-e', 'console.log("ran")'], { FICTA_HOME: home }, [{ expect: 'vault passphrase: ' }, { send: '\u0003' }]);
+    expect(run.code).toBe(130);
+    expect(run.output).not.toContain('ran');
   });
 
   it('vault rm asks first (n keeps, y removes); --yes does not ask', async () => {

@@ -117,6 +117,14 @@ describe('vault backup and restore', () => {
     expect(await json(['rekey'])).toMatchObject({ records: 1, keyId: 2 });
     expect(await json(['passwd', '--new-key-file', join(root, 'json2.key')])).toMatchObject({ keyFileCreated: true });
     expect(await json(['status'])).toMatchObject({ present: true, records: 1 });
+    // doctor unlocks it the way serve would, with serve's --key-file.
+    const doctor = await runMain(['doctor', '--key-file', join(root, 'json2.key'), '--port', '0', '--anthropic-upstream', 'http://127.0.0.1:9', '--openai-upstream', 'http://localhost:9', '--json'], { FICTA_HOME: home });
+    expect(JSON.parse(doctor.stdout).checks).toEqual(
+      expect.arrayContaining([
+        { level: 'ok', area: 'vault', message: 'unlocks; 1 secret(s) verified' },
+        { level: 'ok', area: 'secrets', message: '1 secret(s) would be protected' },
+      ]),
+    );
   });
 });
 
