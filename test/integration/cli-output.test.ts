@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startServe } from '../helpers/cli.ts';
+import { runMain } from '../helpers/cli-io.ts';
 import { badJsonLines } from '../helpers/json-lines.ts';
 import { findLeaks } from '../helpers/leak-oracle.ts';
 import { createMockUpstream, type MockUpstream } from '../helpers/mock-upstream.ts';
@@ -140,12 +141,14 @@ describe('never silently unprotected', () => {
   it('--require-secrets and secrets.require refuse to start with nothing to protect (serve 1, run 125)', async () => {
     const empty = mkdtempSync(join(home, 'empty-'));
     const msg = 'ficta: secrets: nothing to protect (no secret from --env-file, --secret-env or the vault) and secrets are required (--require-secrets); not starting\n';
-    const serve = await runCli(['serve', '--port', '0', '--require-secrets'], { env: { FICTA_HOME: empty } });
+    const quiet = { FICTA_HOME: empty, FICTA_LOG_LEVEL: 'silent' };
+    // In this process: each fails before it would listen or start anything.
+    const serve = await runMain(['serve', '--port', '0', '--require-secrets'], quiet);
     expect([serve.code, serve.stderr.includes(msg)]).toEqual([1, true]);
-    const run = await runCli(['run', '--require-secrets', process.execPath, '-e', 'console.log("ran")'], { env: { FICTA_HOME: empty } });
+    const run = await runMain(['run', '--require-secrets', process.execPath, '-e', 'console.log("ran")'], quiet);
     expect([run.code, run.stdout, run.stderr.includes(msg)]).toEqual([125, '', true]);
     writeFileSync(join(empty, 'config.toml'), '[secrets]\nrequire = true\n');
-    const fromConfig = await runCli(['serve', '--port', '0'], { env: { FICTA_HOME: empty } });
+    const fromConfig = await runMain(['serve', '--port', '0'], quiet);
     expect(fromConfig.code).toBe(1);
     const withSecrets = await runCli(['run', '--env-file', envFile, '-q', process.execPath, '-e', ''], { env: { FICTA_HOME: empty } });
     expect(withSecrets.code).toBe(0);
@@ -153,9 +156,9 @@ describe('never silently unprotected', () => {
 
   it('--secret-env NAME with NAME unset is an error unless --allow-missing', async () => {
     const msg = 'ficta: secrets: NOPE_TOKEN is not set in the environment (--secret-env); set it, or pass --allow-missing to start without\n';
-    const serve = await runCli(['serve', '--port', '0', '--env-file', envFile, '--secret-env', 'NOPE_TOKEN'], { env: { FICTA_HOME: home } });
+    const serve = await runMain(['serve', '--port', '0', '--env-file', envFile, '--secret-env', 'NOPE_TOKEN'], { FICTA_HOME: home, FICTA_LOG_LEVEL: 'silent' });
     expect([serve.code, serve.stderr.includes(msg)]).toEqual([1, true]);
-    const run = await runCli(['run', '--env-file', envFile, '--secret-env', 'NOPE_TOKEN', process.execPath, '-e', ''], { env: { FICTA_HOME: home } });
+    const run = await runMain(['run', '--env-file', envFile, '--secret-env', 'NOPE_TOKEN', process.execPath, '-e', ''], { FICTA_HOME: home, FICTA_LOG_LEVEL: 'silent' });
     expect([run.code, run.stderr.includes(msg)]).toEqual([125, true]);
     const allowed = await runCli(['run', '-q', '--env-file', envFile, '--secret-env', 'NOPE_TOKEN', '--allow-missing', process.execPath, '-e', ''], { env: { FICTA_HOME: home } });
     expect(allowed.code).toBe(0);

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, runCli } from '../helpers/cli.ts';
+import { runMain } from '../helpers/cli-io.ts';
 import { createMockUpstream, type MockUpstream } from '../helpers/mock-upstream.ts';
 
 const SECRET = 'run-secret-Zm9vYmFyYmF6';
@@ -174,20 +175,21 @@ describe('problems under ficta run', () => {
     const lines = json.stderr.trim().split('\n').map((l) => JSON.parse(l));
     expect(lines.map((l) => [l.level, l.event])).toEqual([['warn', 'upstream_failed'], ['warn', 'summary']]);
     expect(lines[1]).toMatchObject({ requests: 3, upstreamErrors: 3, byOutcome: { upstream_unreachable: 3 }, log: join(home, 'run.log') });
-    const usage = await runCli(['run', '--log-format', 'json', '--bogus', 'x'], { env: baseEnv() });
+    const usage = await runMain(['run', '--log-format', 'json', '--bogus', 'x'], baseEnv());
     expect(usage.code).toBe(125);
     expect(JSON.parse(usage.stderr)).toMatchObject({ level: 'error', code: 'FICTA_USAGE' });
   });
 
   it('uses 125 for its own failures before the command starts, so they cannot pass for the command’s', async () => {
+    // In this process: each fails before anything would be started.
     for (const argv of [['--bogus', 'x'], ['--port', '1', 'x'], [], ['--env-file', join(home, 'missing.env'), process.execPath], ['--log-level', 'loud', process.execPath]]) {
-      const r = await runCli(['run', ...argv], { env: baseEnv() });
+      const r = await runMain(['run', ...argv], baseEnv({ FICTA_LOG_LEVEL: 'silent' }));
       expect([argv, r.code]).toEqual([argv, 125]);
       expect(r.stderr).toMatch(/^ficta: /);
     }
-    const agent = await runCli(['codex', '--bogus', '--', 'exec'], { env: baseEnv({ FICTA_CODEX_BIN: FAKE }) });
+    const agent = await runMain(['codex', '--bogus', '--', 'exec'], baseEnv({ FICTA_CODEX_BIN: FAKE }));
     expect([agent.code, agent.stderr]).toEqual([125, 'ficta: usage: codex: unknown option --bogus; see ficta codex --help\n']);
-    const help = await runCli(['run', '--help'], { env: baseEnv() });
+    const help = await runMain(['run', '--help'], baseEnv());
     expect([help.code, help.stdout.startsWith('usage: ficta run [options] [--] CMD [ARGS…]')]).toEqual([0, true]);
   });
 });

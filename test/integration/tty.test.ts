@@ -1,12 +1,13 @@
 // What only happens on a terminal, on a real pseudo-terminal: the readable coloured request log, the hidden
 // passphrase prompt (3 tries, nothing echoed), Ctrl-C at a prompt (exit 130), and `vault rm` asking first.
 
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.ts';
+import { createVault } from '../../src/vault/open.ts';
+import { runMain } from '../helpers/cli-io.ts';
 import { createMockUpstream, type MockUpstream } from '../helpers/mock-upstream.ts';
 import { runOnPty } from '../helpers/pty.ts';
 
@@ -32,11 +33,21 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+let template: string | undefined;
+
+/** A fresh FICTA_HOME holding a copy of one passphrase vault (made once). */
 async function passphraseVault(): Promise<string> {
+  if (template === undefined) {
+    template = mkdtempSync(join(dir, 'template-'));
+    // The test-only `min` Argon2id cost: every unlock in these tests derives the key again.
+    const created = await createVault(join(template, 'vault.db'), { kind: 'passphrase', passphrase: PASS }, { kdf: 'min' });
+    if (!created.ok) throw created.error;
+    const added = created.value.add('API_TOKEN', SECRET, { source: 'stdin' });
+    created.value.close();
+    expect(added.ok).toBe(true);
+  }
   const home = mkdtempSync(join(dir, 'home-'));
-  const env = { FICTA_HOME: home, FICTA_VAULT_PASSPHRASE: PASS };
-  expect((await runCli(['vault', 'init', '--kdf', 'interactive'], { env })).code).toBe(0);
-  expect((await runCli(['vault', 'add', 'API_TOKEN'], { env, input: SECRET })).code).toBe(0);
+  copyFileSync(join(template, 'vault.db'), join(home, 'vault.db'));
   return home;
 }
 
@@ -120,10 +131,10 @@ describe('on a terminal', () => {
     const env = { FICTA_HOME: home, FICTA_VAULT_PASSPHRASE: PASS };
     const keep = await runOnPty(['vault', 'rm', 'API_TOKEN'], env, [{ expect: 'remove API_TOKEN from the vault? [y/N] ' }, { send: 'n' }]);
     expect([keep.code, keep.output.includes('vault: API_TOKEN kept')]).toEqual([0, true]);
-    expect((await runCli(['vault', 'list', '--json'], { env })).stdout).toContain('API_TOKEN');
+    expect((await runMain(['vault', 'list', '--json'], env)).stdout).toContain('API_TOKEN');
     const remove = await runOnPty(['vault', 'rm', 'API_TOKEN'], env, [{ expect: '[y/N] ' }, { send: 'y' }]);
     expect([remove.code, remove.output.includes('vault: removed API_TOKEN')]).toEqual([0, true]);
-    expect((await runCli(['vault', 'add', 'OTHER'], { env, input: 'another-value-123' })).code).toBe(0);
+    expect((await runMain(['vault', 'add', 'OTHER'], env, 'another-value-123')).code).toBe(0);
     const yes = await runOnPty(['vault', 'rm', 'OTHER', '--yes'], env, []);
     expect(yes.output).not.toContain('[y/N]');
     expect([yes.code, yes.output.includes('vault: removed OTHER')]).toEqual([0, true]);
