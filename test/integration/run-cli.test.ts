@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, runCli } from '../helpers/cli.ts';
 import { runMain } from '../helpers/cli-io.ts';
+import { badJsonLines } from '../helpers/json-lines.ts';
 import { createMockUpstream, type MockUpstream } from '../helpers/mock-upstream.ts';
 
 const SECRET = 'run-secret-Zm9vYmFyYmF6';
@@ -172,6 +173,7 @@ describe('problems under ficta run', () => {
     expect(quiet.stderr).not.toContain('summary');
     expect(quiet.stderr.split('\n').filter((l) => l !== '')).toHaveLength(1);
     const json = await runCli(['run', '--log-format', 'json', '--env-file', envFile, '--openai-upstream', 'http://127.0.0.1:1', '--', process.execPath, '--input-type=module', '-e', THREE], { env: baseEnv() });
+    expect(badJsonLines(json.stderr)).toEqual([]);
     const lines = json.stderr.trim().split('\n').map((l) => JSON.parse(l));
     expect(lines.map((l) => [l.level, l.event])).toEqual([['warn', 'upstream_failed'], ['warn', 'summary']]);
     expect(lines[1]).toMatchObject({ requests: 3, upstreamErrors: 3, byOutcome: { upstream_unreachable: 3 }, log: join(home, 'run.log') });
