@@ -8,7 +8,7 @@ import { createLogger, logEvent, type Logger } from './log/logger.ts';
 import { createApp, type AppEnv } from './server/app.ts';
 import { baseUrls, isLoopbackHost, type BaseUrls } from './server/access.ts';
 import { createInFlight, listen, type RunningServer } from './server/listen.ts';
-import { createRunStats, type RunReport } from './server/stats.ts';
+import { createRunStats, type RequestSummary, type RunReport } from './server/stats.ts';
 import { createUpstreamClient } from './server/upstream.ts';
 import { createRouter } from './providers/routes.ts';
 import { replaceInText } from './redact/url.ts';
@@ -23,7 +23,7 @@ export type { Config } from './config/schema.ts';
 export type { SecretEntry, SecretSource, PlaceholderKeyProvider } from './secrets/types.ts';
 export type { RunningServer } from './server/listen.ts';
 export type { BaseUrls } from './server/access.ts';
-export type { RunReport } from './server/stats.ts';
+export type { RequestSummary, RunReport } from './server/stats.ts';
 
 export interface FictaOptions {
   config: Config;
@@ -33,6 +33,8 @@ export interface FictaOptions {
   sources?: SecretSource[];
   /** Where the placeholder key lives; FICTA_HOME/placeholder.key by default. */
   keyProvider?: PlaceholderKeyProvider;
+  /** Told about every finished request (names and counts, as in the run report). */
+  onRequest?: (summary: RequestSummary) => void;
 }
 
 export interface Ficta {
@@ -60,7 +62,13 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
   const sources: SecretSource[] = [
     ...config.secrets.envFiles.map((p) => createEnvFileSource(p)),
     ...(config.secrets.env.length > 0
-      ? [createEnvVarSource(config.secrets.env, env, (name) => logEvent(logger, 'warn', 'secrets_skipped', { name, reason: 'not-set', source: 'env', msg: `secret ${name} not registered: the environment variable is not set` }))]
+      ? [
+          createEnvVarSource(
+            config.secrets.env,
+            env,
+            config.secrets.allowMissing ? (name) => logEvent(logger, 'warn', 'secrets_skipped', { secret: name, reason: 'not-set', source: 'env', msg: `secret ${name} not registered: the environment variable is not set` }) : undefined,
+          ),
+        ]
       : []),
     ...(options.sources ?? []),
   ];
@@ -73,7 +81,7 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
     onSkipped: (skipped) => {
       for (const s of skipped) {
         const why = s.reason === 'empty' ? 'it is empty' : `it is shorter than ${MIN_SECRET_LENGTH} characters and would match ordinary text`;
-        logEvent(logger, 'warn', 'secrets_skipped', { name: s.name, source: s.source, reason: s.reason, msg: `secret ${s.name} refused: ${why}` });
+        logEvent(logger, 'warn', 'secrets_skipped', { secret: s.name, source: s.source, reason: s.reason, msg: `secret ${s.name} refused: ${why}` });
       }
     },
     onLoaded: (info) => logEvent(logger, 'info', 'secrets_loaded', { count: info.count, version: info.version, buildMs: Math.round(info.buildMs) }),
@@ -84,7 +92,7 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
 
   const upstream = createUpstreamClient(config.limits);
   const inFlight = createInFlight();
-  const stats = createRunStats();
+  const stats = createRunStats(options.onRequest);
   const watermarker = config.watermark.enabled ? createWatermarker({ config: config.watermark, home: config.home, logger }) : undefined;
   const app = createApp(
     {

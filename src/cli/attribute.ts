@@ -1,45 +1,46 @@
 // `ficta attribute FILE [--json]` says which session and request sent a leaked text, with evidence and
 // a confidence; `ficta attribute --purge` deletes registry rows older than the retention.
 
-import { parseArgs } from 'node:util';
 import { resolveHome } from '../config/home.ts';
 import { loadConfig } from '../config/load.ts';
-import { FictaError } from '../errors.ts';
 import { attributeText, type Attribution, type Candidate } from '../watermark/attribute.ts';
 import { parseWatermarkConfig } from '../watermark/config.ts';
 import { deriveKeys, readKeyFile } from '../watermark/key.ts';
 import { RS_K } from '../watermark/reed-solomon.ts';
 import { openRegistry } from '../watermark/registry.ts';
+import { formatHelp, parseCommandLine, usageError, type CommandSpec } from './args.ts';
+import { EXIT_OK } from './exit-codes.ts';
 import type { CliIo } from './io.ts';
 import { readText } from './watermark.ts';
 
-const USAGE = `usage: ficta attribute FILE [--json]
-       ficta attribute --purge
-
-  FILE      a leaked text (- reads stdin): blind decode of the in-band mark when 8 symbols survive,
-            otherwise registry candidates by fingerprint, confirmed or contradicted by observed symbols
-  --json    machine-readable output
-  --purge   delete registry rows older than watermark.retentionDays (default 90)
-`;
+export const spec = {
+  name: 'attribute',
+  usage: 'attribute FILE [--json]\nattribute --purge [--json]',
+  summary: 'say which session and request sent a leaked text',
+  description: `FILE is a leaked text (- reads stdin): blind decode of the in-band mark when 8 symbols survive,
+otherwise registry candidates by fingerprint, confirmed or contradicted by the symbols observed.`,
+  options: {
+    json: { type: 'boolean', help: 'machine-readable output' },
+    purge: { type: 'boolean', help: 'delete registry rows older than watermark.retentionDays (default 90)' },
+  },
+  positionals: { name: 'FILE', max: 1, complete: 'file' },
+} satisfies CommandSpec;
 
 const DAY_MS = 86_400_000;
 
 /** Runs `ficta attribute …` and returns the exit code. */
 export async function run(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' }, purge: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
-  if (values.help === true) {
-    io.stdout.write(USAGE);
-    return 0;
+  const { help, values, positionals } = parseCommandLine(spec, argv);
+  if (help) {
+    io.stdout.write(formatHelp(spec));
+    return EXIT_OK;
   }
   const home = resolveHome(io.env);
   if (values.purge === true) {
-    if (positionals.length > 0) throw new FictaError('FICTA_USAGE', 'usage: ficta attribute --purge takes no FILE');
+    if (positionals.length > 0) throw usageError(spec, '--purge takes no FILE');
     return purge(home, io, values.json === true);
   }
-  if (positionals.length !== 1) {
-    io.stderr.write(USAGE);
-    return 2;
-  }
+  if (positionals.length !== 1) throw usageError(spec, 'expected FILE (or --purge)');
   const text = await readText(positionals[0]!, io);
   const key = readKeyFile(home);
   if (!key.ok) throw key.error;

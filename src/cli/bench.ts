@@ -3,64 +3,55 @@
 // against an overhead budget (exit 1 when a limit is exceeded, so CI can gate on it).
 
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { checkBudget, readBudget } from '../bench/budget.ts';
 import { stopAllChildren } from '../bench/processes.ts';
 import { formatBudget, formatReport } from '../bench/report.ts';
 import { DEFAULT_FICTA_BIN, runBench, SECTIONS, type Section } from '../bench/run.ts';
 import { FictaError } from '../errors.ts';
+import { formatHelp, parseCommandLine, usageError, type CommandSpec } from './args.ts';
 import type { CliIo } from './io.ts';
 
-const HELP = `usage: ficta bench [options]
-
-  --quick              a subset that finishes in under a minute (default: the full run, several minutes)
-  --json               print the results as JSON on stdout (progress goes to stderr)
-  --budget FILE        check the results against the limits in FILE; exit 1 when one is exceeded
-                       (config/bench-budget.json is tuned for --quick on a 2-vCPU machine)
-  --proxy-cmd CMD      also measure another proxy: a shell command with {UPSTREAM} (the mock
-                       provider's URL), {PORT} (where it must listen) and optionally {ENV_FILE}
-                       (a dotenv file of the 1,000 registered secrets)
-  --proxy-label NAME   its name in the results (default "other")
-  --floor              also measure bench/floor-proxy.ts (node:http in, undici out, nothing else):
-                       what any Node proxy pays on this machine
-  --ficta-bin PATH     the bin/ficta of the build to measure (default: this checkout's)
-  --only LIST          sections to run: micro,e2e,memory (default all)
-  --filter TEXT        only micro cases and e2e scenarios whose name contains TEXT (e.g. json/50KiB/c16)
-  --smoke              a few requests per case, for tests: the figures mean nothing
-
-Targets run in separate processes on loopback: a mock provider, ficta with no secrets (passthrough),
+export const spec = {
+  name: 'bench',
+  usage: 'bench [options]',
+  summary: 'measure what ficta adds on this machine',
+  description: `Targets run in separate processes on loopback: a mock provider, ficta with no secrets (passthrough),
 ficta redacting with 1,000 secrets (and 100 in the full run), and a direct connection, measured in
-interleaved rounds. "added" is a target's p50 minus the direct p50 of the same run.
-`;
+interleaved rounds. "added" is a target's p50 minus the direct p50 of the same run.`,
+  options: {
+    quick: { type: 'boolean', help: 'a subset that finishes in under a minute (default: the full run, several minutes)' },
+    json: { type: 'boolean', help: 'print the results as JSON on stdout (progress goes to stderr)' },
+    budget: {
+      type: 'string',
+      value: 'FILE',
+      complete: 'file',
+      help: 'check the results against the limits in FILE; exit 1 when one is exceeded\n(config/bench-budget.json is tuned for --quick on a 2-vCPU machine)',
+    },
+    'proxy-cmd': {
+      type: 'string',
+      value: 'CMD',
+      help: "also measure another proxy: a shell command with {UPSTREAM} (the mock\nprovider's URL), {PORT} (where it must listen) and optionally {ENV_FILE}\n(a dotenv file of the 1,000 registered secrets)",
+    },
+    'proxy-label': { type: 'string', value: 'NAME', help: 'its name in the results (default "other")' },
+    floor: { type: 'boolean', help: 'also measure bench/floor-proxy.ts (node:http in, undici out, nothing else):\nwhat any Node proxy pays on this machine' },
+    'ficta-bin': { type: 'string', value: 'PATH', complete: 'file', help: "the bin/ficta of the build to measure (default: this checkout's)" },
+    only: { type: 'string', value: 'LIST', help: 'sections to run: micro,e2e,memory (default all)' },
+    filter: { type: 'string', value: 'TEXT', help: 'only micro cases and e2e scenarios whose name contains TEXT (e.g. json/50KiB/c16)' },
+    smoke: { type: 'boolean', help: 'a few requests per case, for tests: the figures mean nothing' },
+  },
+} satisfies CommandSpec;
 
 /** Runs the benchmarks and prints the report. */
 export async function run(argv: string[], io: CliIo): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      quick: { type: 'boolean' },
-      smoke: { type: 'boolean' },
-      json: { type: 'boolean' },
-      budget: { type: 'string' },
-      'proxy-cmd': { type: 'string' },
-      'proxy-label': { type: 'string' },
-      'ficta-bin': { type: 'string' },
-      floor: { type: 'boolean' },
-      only: { type: 'string' },
-      filter: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    strict: true,
-    allowPositionals: false,
-  });
-  if (values.help === true) {
-    io.stdout.write(HELP);
+  const { help, values } = parseCommandLine(spec, argv);
+  if (help) {
+    io.stdout.write(formatHelp(spec));
     return 0;
   }
-  if (process.platform !== 'linux') throw new FictaError('FICTA_USAGE', 'usage: ficta bench reads process CPU and memory from /proc and runs on Linux only');
+  if (process.platform !== 'linux') throw usageError(spec, 'it reads process CPU and memory from /proc and runs on Linux only');
   const sections = parseSections(values.only);
   if (values['proxy-cmd'] !== undefined && !values['proxy-cmd'].includes('{PORT}')) {
-    throw new FictaError('FICTA_USAGE', 'usage: --proxy-cmd must contain {PORT} (and usually {UPSTREAM})');
+    throw usageError(spec, '--proxy-cmd must contain {PORT} (and usually {UPSTREAM})');
   }
   // Read the budget first: a typo in its path should not cost a whole run.
   const budget = values.budget === undefined ? undefined : readBudget(values.budget);
@@ -110,7 +101,7 @@ function parseSections(only: string | undefined): Section[] {
   if (only === undefined) return [...SECTIONS];
   const list = only.split(',').map((s) => s.trim());
   for (const s of list) {
-    if (!SECTIONS.includes(s as Section)) throw new FictaError('FICTA_USAGE', `usage: --only takes ${SECTIONS.join(',')} (got "${s}")`);
+    if (!SECTIONS.includes(s as Section)) throw usageError(spec, `--only takes ${SECTIONS.join(',')}`);
   }
   return list as Section[];
 }

@@ -2,4 +2,4 @@
 
 import { agentCommand } from './agent-command.ts';
 
-export const { run } = agentCommand('claude');
+export const { spec, run } = agentCommand('claude');

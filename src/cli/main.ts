@@ -1,82 +1,69 @@
-// The `ficta` command line: dispatches to one module per command and turns errors into exit codes
-// (0 ok, 1 operational error with one line `ficta: <area>: <what>` on stderr, 2 usage).
+// The `ficta` command line: finds the command in the table (commands.ts), runs it, and turns errors into
+// exit codes (exit-codes.ts): 0 ok, 1 operational error with one line `ficta: <area>: <what>` on stderr,
+// 2 usage, 3 blocked with --fail-on-*, 130 interrupted.
 
-import { isFictaError } from '../errors.ts';
-import { processIo, type CliIo, type Command } from './io.ts';
+import { BUILTINS, COMMANDS } from './commands.ts';
+import { isShowableWord, suggest } from './did-you-mean.ts';
+import { EXIT_OK, EXIT_USAGE } from './exit-codes.ts';
+import { processIo, type CliIo } from './io.ts';
+import { reportError } from './report-error.ts';
 
-const COMMANDS: Record<string, () => Promise<Command>> = {
-  serve: () => import('./serve.ts'),
-  run: () => import('./run.ts'),
-  claude: () => import('./claude.ts'),
-  codex: () => import('./codex.ts'),
-  gemini: () => import('./gemini.ts'),
-  opencode: () => import('./opencode.ts'),
-  report: () => import('./report.ts'),
-  doctor: () => import('./doctor.ts'),
-  vault: () => import('./vault.ts'),
-  watermark: () => import('./watermark.ts'),
-  attribute: () => import('./attribute.ts'),
-  bench: () => import('./bench.ts'),
-};
-
-const USAGE = `usage: ficta <command> [options]
-
-commands:
-  serve        run the redacting proxy (ficta serve --help)
-  run          run a command behind a private proxy: ficta run -- CMD ARGS…
-  claude       run Claude Code behind a private proxy: ficta claude [-- args]
-  codex        run Codex behind a private proxy: ficta codex [-- args]
-  gemini       run Gemini CLI behind a private proxy: ficta gemini [-- args]
-  opencode     run opencode behind a private proxy: ficta opencode [-- args]
-  report       print a run report written with --report-file
-  doctor       check config, vault, upstreams, port and agent routing (ficta doctor [claude|codex|gemini|opencode])
-  vault        manage the sealed secret vault (ficta vault --help)
-  watermark    mark a document shared by hand, or read its marks (ficta watermark --help)
-  attribute    say which session and request sent a leaked text (ficta attribute --help)
-  bench        measure what ficta adds on this machine (ficta bench --help)
-`;
+/** The top-level help, from the command table. */
+export function formatUsage(): string {
+  const rows = [...Object.entries(COMMANDS).map(([name, c]) => [name, c.summary] as const), ...Object.entries(BUILTINS)];
+  const width = Math.max(...rows.map(([n]) => n.length)) + 2;
+  return [
+    'usage: ficta <command> [options]',
+    '',
+    'commands:',
+    ...rows.map(([n, s]) => `  ${n.padEnd(width)}${s}`),
+    '',
+    'Run "ficta <command> --help" for its options. ficta --version prints the version.',
+    '',
+  ].join('\n');
+}
 
 /** Runs the CLI with the given arguments and returns the exit code. */
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    (name === undefined ? io.stderr : io.stdout).write(USAGE);
-    return name === undefined ? 2 : 0;
-  }
-  if (name === '--version' || name === '-v') {
-    io.stdout.write(`${await readVersion()}\n`);
-    return 0;
-  }
-  const load = COMMANDS[name];
-  if (load === undefined) {
-    io.stderr.write(`ficta: usage: unknown command "${name}"\n${USAGE}`);
-    return 2;
-  }
   try {
-    const command = await load();
-    return await command.run(rest, io);
+    if (name === undefined) {
+      io.stderr.write(formatUsage());
+      return EXIT_USAGE;
+    }
+    if (name === '--help' || name === '-h' || name === 'help') {
+      const topic = rest[0];
+      if (topic === undefined || topic.startsWith('-')) {
+        io.stdout.write(formatUsage());
+        return EXIT_OK;
+      }
+      return await runCommand(topic, ['--help'], io);
+    }
+    if (name === '--version' || name === '-v' || name === 'version') {
+      io.stdout.write(`${await readVersion()}\n`);
+      return EXIT_OK;
+    }
+    if (name === 'completion') {
+      const { runCompletion } = await import('./completion.ts');
+      return await runCompletion(rest, io);
+    }
+    return await runCommand(name, rest, io);
   } catch (error) {
-    return reportError(error, io);
+    return reportError(error, io.stderr);
   }
 }
 
-/** Prints one line for an error and returns its exit code. */
-export function reportError(error: unknown, io: CliIo): number {
-  if (isFictaError(error)) {
-    io.stderr.write(`ficta: ${oneLine(error.message)}\n`);
-    return error.code === 'FICTA_USAGE' ? 2 : 1;
+async function runCommand(name: string, argv: string[], io: CliIo): Promise<number> {
+  const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (entry === undefined) {
+    const close = suggest(name, [...Object.keys(COMMANDS), ...Object.keys(BUILTINS)]);
+    // A mistyped command is repeated only when it looks like a word, never a pasted value.
+    const shown = isShowableWord(name) ? ` "${name}"` : '';
+    io.stderr.write(`ficta: usage: unknown command${shown}${close === undefined ? '' : ` (did you mean "${close}"?)`}; see ficta --help\n`);
+    return EXIT_USAGE;
   }
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
-    io.stderr.write(`ficta: usage: ${oneLine((error as Error).message)}\n`);
-    return 2;
-  }
-  io.stderr.write(`ficta: internal: ${oneLine(error instanceof Error ? error.message : String(error))}\n`);
-  return 1;
-}
-
-function oneLine(s: string): string {
-  return s.replace(/\s*\n\s*/g, ' ').trim();
+  const command = await entry.load();
+  return command.run(argv, io);
 }
 
 async function readVersion(): Promise<string> {

@@ -2,4 +2,4 @@
 
 import { agentCommand } from './agent-command.ts';
 
-export const { run } = agentCommand('opencode');
+export const { spec, run } = agentCommand('opencode');

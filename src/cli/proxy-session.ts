@@ -1,41 +1,57 @@
-// A running proxy for a command: start it, publish its base URLs (ready file), and on stop write the
-// run report and tell whether any request was blocked. Used by serve, run, claude and codex.
+// A running proxy for a command: start it, refuse or warn when it would protect nothing, publish its
+// base URLs (ready file) and its entry for `ficta status`, re-unlock the vault on demand, and on stop
+// write the run report. Used by serve, run and the agent commands.
 
-import { randomBytes } from 'node:crypto';
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
+import type { Readable, Writable } from 'node:stream';
 import { loadConfig } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
 import { FictaError } from '../errors.ts';
-import { createFicta, type BaseUrls, type Ficta, type RunReport } from '../index.ts';
-import type { Logger } from '../log/logger.ts';
-import type { Readable, Writable } from 'node:stream';
+import { createFicta, type BaseUrls, type Ficta, type RequestSummary, type RunReport } from '../index.ts';
+import { logEvent, type Logger } from '../log/logger.ts';
+import { maskToken } from '../server/access.ts';
+import { writeAtomic } from '../util/atomic-file.ts';
+import { err, ok, type Result } from '../util/result.ts';
 import { unlockVaultSource, vaultExists, type VaultSecretSource } from '../vault/source.ts';
+import { VERSION } from '../version.ts';
+import { publishInstance } from './instances.ts';
+import { createNotices, type Notices } from './notice.ts';
+import { withVaultWayOut } from './vault-hints.ts';
 
-/** Exit code when --fail-on-block is set and a request was blocked. */
-export const EXIT_BLOCKED = 3;
+export { EXIT_BLOCKED } from './exit-codes.ts';
 
 export interface ProxySession {
   ficta: Ficta;
   config: Config;
   url: string;
   baseUrls: BaseUrls;
-  /** Stops the proxy (graceful), writes the report file, removes the ready file; returns the report. */
+  /** ficta's own stderr lines, in the log's format (JSON with --log-format json). */
+  notices: Notices;
+  /** Unlocks the vault again with the credentials ficta started with (no prompt); the number of secrets after. */
+  reunlock(): Promise<Result<number>>;
+  /** Stops the proxy (graceful), writes the report file, removes the ready file and status entry; returns the report. */
   stop(): Promise<RunReport>;
 }
 
 export interface StartSessionOptions {
   flags: Record<string, unknown>;
+  /** The command that starts the proxy, shown by `ficta status` (serve, run, claude, …). */
+  mode: string;
   /** `--key-file` for a key-file vault (else FICTA_VAULT_KEY_FILE / FICTA_VAULT_PASSPHRASE / prompt). */
   keyFile?: string | undefined;
   /** Where an interactive vault prompt reads and writes (a TTY only). */
   stdin?: Readable;
-  stderr?: Writable;
+  stderr: Writable;
   /** The command's defaults, under the config file. */
   defaults?: Record<string, unknown>;
   configFile: string | undefined;
   env: NodeJS.ProcessEnv;
   readyFile?: string | undefined;
   logger?: Logger;
+  /** How a running proxy's vault is unlocked again after `vault passwd`/`rekey`/`restore` (in 503 messages). */
+  reunlockHint?: string;
+  /** Told about every finished request. */
+  onRequest?: (summary: RequestSummary, notices: Notices) => void;
 }
 
 /** Loads the config and starts a proxy. */
@@ -48,6 +64,7 @@ export async function startSession(options: StartSessionOptions): Promise<ProxyS
   });
   if (!loaded.ok) throw loaded.error;
   const config = loaded.value;
+  const notices = createNotices(options.stderr, config.log.format === 'json');
   const vault = await openVaultSource(config, options);
   let ficta: Ficta;
   try {
@@ -57,10 +74,16 @@ export async function startSession(options: StartSessionOptions): Promise<ProxyS
       ...(options.logger === undefined ? {} : { logger: options.logger }),
       // The vault is one more secret source and holds the placeholder key.
       ...(vault === undefined ? {} : { sources: [vault], keyProvider: vault }),
+      ...(options.onRequest === undefined ? {} : { onRequest: (s: RequestSummary) => options.onRequest?.(s, notices) }),
     });
   } catch (error) {
     vault?.close();
     throw error;
+  }
+  const unprotected = nothingToProtect(ficta);
+  if (unprotected && config.secrets.require) {
+    await ficta.close();
+    throw new FictaError('FICTA_SECRETS_NONE', 'secrets: nothing to protect (no secret from --env-file, --secret-env or the vault) and secrets are required (--require-secrets); not starting');
   }
   let running;
   try {
@@ -70,20 +93,42 @@ export async function startSession(options: StartSessionOptions): Promise<ProxyS
     const code = (cause as NodeJS.ErrnoException).code ?? 'error';
     throw new FictaError('FICTA_LISTEN_FAILED', `serve: cannot listen on ${config.host}:${config.port} (${code})`, { cause });
   }
+  if (unprotected) {
+    notices.warn('unprotected', 'nothing to protect: no secrets registered (no --env-file, --secret-env or vault entries), so requests pass through unredacted; add secrets, or use --require-secrets to refuse to start');
+  }
   const readyFile = options.readyFile ?? config.readyFile;
   if (readyFile !== undefined) writeAtomic(readyFile, formatReadyFile(running.url, running.baseUrls));
+  const unpublish = publishInstance(
+    config.home,
+    { pid: process.pid, mode: options.mode, url: maskToken(running.baseUrls.root), host: running.host, port: running.port, startedAt: Date.now(), version: VERSION },
+    () => ficta.report(),
+  );
   let stopped: Promise<RunReport> | undefined;
   return {
     ficta,
     config,
     url: running.url,
     baseUrls: running.baseUrls,
+    notices,
+    async reunlock() {
+      if (vault === undefined) return err(new FictaError('FICTA_VAULT_NOT_FOUND', 'vault: this proxy does not use the vault'));
+      const reopened = await vault.reopen({ env: options.env, keyFile: options.keyFile, stdin: options.stdin ?? process.stdin, stderr: options.stderr, mayPrompt: false });
+      if (!reopened.ok) {
+        logEvent(ficta.logger, 'warn', 'vault_reunlock_failed', { code: reopened.error.code, msg: reopened.error.message });
+        return reopened;
+      }
+      const snap = await ficta.registry.reload();
+      if (snap.kind === 'unavailable') return err(snap.error);
+      logEvent(ficta.logger, 'info', 'vault_reunlocked', { count: snap.set.size });
+      return ok(snap.set.size);
+    },
     stop() {
       stopped ??= (async () => {
+        unpublish();
         await ficta.close();
         const report = ficta.report();
         if (config.reportFile !== undefined) writeAtomic(config.reportFile, `${JSON.stringify(report, null, 2)}\n`);
-        if (readyFile !== undefined) rmSync(readyFile, { force: true });
+        if (readyFile !== undefined) rmSyncQuiet(readyFile);
         return report;
       })();
       return stopped;
@@ -91,9 +136,16 @@ export async function startSession(options: StartSessionOptions): Promise<ProxyS
   };
 }
 
+/** True when the proxy would protect nothing: no registered secret from any source. */
+export function nothingToProtect(ficta: Ficta): boolean {
+  const snap = ficta.registry.current();
+  return snap.kind === 'ready' && snap.set.size === 0;
+}
+
 /**
  * The vault as a secret source, per `secrets.vault`: "auto" uses it when FICTA_HOME/vault.db exists,
- * "on" requires it, "off" never opens it. Unlocking fails the start (never a silent unredacted run).
+ * "on" requires it, "off" never opens it. Unlocking fails the start (never a silent unredacted run); a
+ * damaged file says what to do next.
  */
 async function openVaultSource(config: Config, options: StartSessionOptions): Promise<VaultSecretSource | undefined> {
   if (config.secrets.vault === 'off') return undefined;
@@ -106,9 +158,10 @@ async function openVaultSource(config: Config, options: StartSessionOptions): Pr
     env: options.env,
     keyFile: options.keyFile,
     ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
-    ...(options.stderr === undefined ? {} : { stderr: options.stderr }),
+    stderr: options.stderr,
+    ...(options.reunlockHint === undefined ? {} : { reunlockHint: options.reunlockHint }),
   });
-  if (!unlocked.ok) throw unlocked.error;
+  if (!unlocked.ok) throw withVaultWayOut(unlocked.error);
   return unlocked.value;
 }
 
@@ -117,22 +170,10 @@ export function formatReadyFile(url: string, urls: BaseUrls): string {
   return `FICTA_URL=${urls.root}\nANTHROPIC_BASE_URL=${urls.anthropic}\nOPENAI_BASE_URL=${urls.openai}\nGOOGLE_GEMINI_BASE_URL=${urls.gemini}\nFICTA_LISTEN=${url}\n`;
 }
 
-/** Writes a file whole (temp + rename), mode 0600: readers never see half of it. */
-export function writeAtomic(path: string, text: string): void {
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+function rmSyncQuiet(path: string): void {
   try {
-    writeFileSync(tmp, text, { mode: 0o600 });
-    renameSync(tmp, path);
-  } catch (cause) {
-    rmSync(tmp, { force: true });
-    throw new FictaError('FICTA_FILE_WRITE', `files: cannot write ${path}: ${(cause as NodeJS.ErrnoException).code ?? 'error'}`, { cause });
+    rmSync(path, { force: true });
+  } catch {
+    // Already gone, or not ours to remove.
   }
-}
-
-/** One line naming what was blocked, for stderr. */
-export function describeBlocks(report: RunReport): string {
-  const names = Object.entries(report.blockedBySecret)
-    .map(([n, c]) => `${n} ×${c}`)
-    .join(', ');
-  return `${report.blocks} request(s) blocked (${names})`;
 }

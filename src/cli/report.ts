@@ -1,24 +1,36 @@
 // `ficta report FILE [--json] [--fail-on-block]`: prints a run report written by `--report-file`
-// (requests, redactions, restores and blocks by secret name, restore misses); names and counts only.
+// (requests by outcome, redactions, restores and blocks by secret name, restore misses, upstream errors);
+// names and counts only.
 
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { FictaError } from '../errors.ts';
 import type { RunReport } from '../server/stats.ts';
+import { formatHelp, parseCommandLine, type CommandSpec } from './args.ts';
+import { EXIT_BLOCKED, EXIT_OK } from './exit-codes.ts';
 import type { CliIo } from './io.ts';
-import { describeBlocks, EXIT_BLOCKED } from './proxy-session.ts';
+import { describeBlocks, formatReportLines } from './report-format.ts';
+
+export const spec = {
+  name: 'report',
+  usage: 'report FILE [--json] [--fail-on-block]',
+  summary: 'print a run report written with --report-file',
+  description: `Prints the run report that ficta serve/run --report-file FILE wrote on exit: requests by outcome
+(ok, blocked, unauthorized, not_found, upstream_unreachable, … — see "Outcomes" in the README),
+redactions and restores by secret name, blocked requests, restore misses and upstream errors. Names and
+counts only, never a value.`,
+  options: {
+    json: { type: 'boolean', help: 'print the report as one JSON object' },
+    'fail-on-block': { type: 'boolean', help: 'exit 3 when a request was blocked (for CI)' },
+  },
+  positionals: { name: 'FILE', min: 1, max: 1, complete: 'file' },
+} satisfies CommandSpec;
 
 /** Prints the report; exits 3 with --fail-on-block when a request was blocked. */
 export async function run(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: { json: { type: 'boolean' }, 'fail-on-block': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-    allowPositionals: true,
-  });
-  if (values.help === true || positionals.length !== 1) {
-    if (values.help !== true) throw new FictaError('FICTA_USAGE', 'usage: ficta report FILE [--json] [--fail-on-block]');
-    io.stdout.write('usage: ficta report FILE [--json] [--fail-on-block]\n');
-    return 0;
+  const { help, values, positionals } = parseCommandLine(spec, argv);
+  if (help) {
+    io.stdout.write(formatHelp(spec));
+    return EXIT_OK;
   }
   const file = positionals[0] as string;
   let report: RunReport;
@@ -29,30 +41,12 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     throw new FictaError('FICTA_REPORT_UNREADABLE', `report: cannot read ${file}: ${code ?? 'not a report (invalid JSON)'}`, { cause });
   }
   if (typeof report.requests !== 'number' || typeof report.blocks !== 'number') throw new FictaError('FICTA_REPORT_UNREADABLE', `report: ${file} is not a ficta run report`);
+  report.upstreamErrors ??= 0;
   if (values.json === true) io.stdout.write(`${JSON.stringify(report)}\n`);
-  else io.stdout.write(formatReport(report));
+  else io.stdout.write(`${formatReportLines(report).join('\n')}\n`);
   if (values['fail-on-block'] === true && report.blocks > 0) {
     io.stderr.write(`ficta: report: ${describeBlocks(report)}\n`);
     return EXIT_BLOCKED;
   }
-  return 0;
-}
-
-/** The human-readable report. */
-export function formatReport(r: RunReport): string {
-  const list = (m: Record<string, number>): string =>
-    Object.keys(m).length === 0
-      ? '-'
-      : Object.entries(m)
-          .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
-          .map(([k, v]) => `${k} ${v}`)
-          .join(', ');
-  return [
-    `requests        ${r.requests} (${list(r.byOutcome)})`,
-    `redactions      ${list(r.redactions)}`,
-    `restores        ${list(r.restores)}`,
-    `blocked         ${r.blocks}${r.blocks > 0 ? ` (${list(r.blockedBySecret)})` : ''}`,
-    `restore misses  ${r.restoreMisses}`,
-    '',
-  ].join('\n');
+  return EXIT_OK;
 }

@@ -1,335 +1,155 @@
-// `ficta vault init|add|import|list|rm|rekey|passwd|status`: manages FICTA_HOME/vault.db. Values come from a
-// hidden prompt, piped stdin, --from-env or dotenv files — never from argv — and are never printed.
+// `ficta vault <command>`: manages FICTA_HOME/vault.db. This file is the one place where the vault
+// subcommands and their options are declared (help, completion and "did you mean" come from it); the
+// work is in vault-secrets.ts, vault-keys.ts and vault-backup.ts.
 
-import { readFileSync, rmSync, statSync, unlinkSync } from 'node:fs';
-import { resolve } from 'node:path';
-import type { Readable } from 'node:stream';
-import { parseArgs } from 'node:util';
-import { ensureHome, resolveHome } from '../config/home.ts';
-import { FictaError } from '../errors.ts';
-import { parseDotenv } from '../secrets/dotenv.ts';
-import { PLACEHOLDER_KEY_FILE, placeholderKeyPath, readPlaceholderKeyFile } from '../secrets/placeholder-key-file.ts';
-import { vaultError } from '../vault/errors.ts';
-import { USER_KDF_PRESETS, type KdfPreset } from '../vault/kdf.ts';
-import { canPrompt, promptHidden } from '../vault/prompt.ts';
-import { resolveNewCredential, unlockVaultAt } from '../vault/unlock.ts';
-import { createVault, openVault, vaultPath } from '../vault/open.ts';
-import { type VaultInfo } from '../vault/rows.ts';
-import { MAX_VALUE_BYTES, checkName } from '../vault/rules.ts';
-import type { ImportItem, Vault } from '../vault/vault.ts';
+import { USER_KDF_PRESETS } from '../vault/kdf.ts';
+import { findSubcommand, formatHelp, parseCommandLine, type CommandSpec, type OptionsSpec } from './args.ts';
+import { EXIT_OK, EXIT_USAGE } from './exit-codes.ts';
 import type { CliIo } from './io.ts';
+import { runBackup, runRestore } from './vault-backup.ts';
+import type { VaultArgs } from './vault-common.ts';
+import { runInit, runPasswd, runRekey, runStatus } from './vault-keys.ts';
+import { runAdd, runImport, runList, runRemove } from './vault-secrets.ts';
 
-const USAGE = `usage: ficta vault <command> [options]
+const KEY_FILE = {
+  'key-file': { type: 'string', value: 'PATH', complete: 'file', help: 'unlock a key-file vault (FICTA_VAULT_KEY_FILE); else FICTA_VAULT_PASSPHRASE or a prompt' },
+} as const satisfies OptionsSpec;
+const JSON_OUT = { json: { type: 'boolean', help: 'print the result as JSON' } } as const satisfies OptionsSpec;
+const KDF = { kdf: { type: 'string', value: 'PRESET', choices: USER_KDF_PRESETS, help: 'Argon2id cost for a passphrase (default moderate: 3 passes, 256 MiB)' } } as const satisfies OptionsSpec;
+const NO_VALUES = 'values are never taken from the command line: pipe them, or use --from-env or a prompt';
 
-commands:
-  init [--key-file PATH] [--kdf interactive|moderate|sensitive]
-                      create FICTA_HOME/vault.db (passphrase typed twice, FICTA_VAULT_PASSPHRASE, or a key file)
-  add NAME [--from-env VAR] [--replace]
-                      store a secret; the value comes from a hidden prompt, piped stdin or --from-env
-  import FILE… [--replace]
-                      store every entry of dotenv files, in one transaction
-  list [--json]       names, lengths, sources and times — never values
-  rm NAME             remove a secret
-  rekey               new data key; every record re-sealed, in one transaction
-  passwd [--new-key-file PATH] [--kdf PRESET]
-                      new passphrase (prompt or FICTA_VAULT_NEW_PASSPHRASE) or key file
-  status [--json] [--verify]
-                      what the vault is and how it is protected; --verify unlocks and checks every record
+interface Subcommand {
+  spec: CommandSpec;
+  run(args: VaultArgs, io: CliIo): Promise<number>;
+}
 
-unlocking: --key-file PATH or FICTA_VAULT_KEY_FILE (key-file vaults), FICTA_VAULT_PASSPHRASE, or a prompt
-`;
+const SUBCOMMANDS: readonly Subcommand[] = [
+  {
+    spec: {
+      name: 'vault init',
+      usage: 'vault init [--key-file PATH] [--kdf PRESET] [--json]',
+      summary: 'create FICTA_HOME/vault.db',
+      description: 'Creates the vault: a passphrase typed twice (or FICTA_VAULT_PASSPHRASE), or a key file (created 0600 when missing) for CI and scripts.',
+      options: { 'key-file': { ...KEY_FILE['key-file'], help: 'protect the vault with this key file (created when missing) instead of a passphrase' }, ...KDF, ...JSON_OUT },
+    },
+    run: runInit,
+  },
+  {
+    spec: {
+      name: 'vault add',
+      usage: 'vault add NAME [--from-env VAR] [--replace] [--json]',
+      summary: 'store a secret (value from a hidden prompt, piped stdin or --from-env)',
+      options: {
+        'from-env': { type: 'string', value: 'VAR', help: 'take the value from environment variable VAR' },
+        replace: { type: 'boolean', help: 'change the value of an existing NAME' },
+        ...KEY_FILE,
+        ...JSON_OUT,
+      },
+      positionals: { name: 'NAME', min: 1, max: 1, extraHint: NO_VALUES },
+      footer: 'The value is read from a hidden prompt on a terminal, from stdin when piped (printf %s "$TOKEN" | ficta vault add NAME), or --from-env VAR.',
+    },
+    run: runAdd,
+  },
+  {
+    spec: {
+      name: 'vault import',
+      usage: 'vault import FILE… [--replace] [--json]',
+      summary: 'store every entry of dotenv files, in one transaction',
+      options: { replace: { type: 'boolean', help: 'change names that already hold a different value' }, ...KEY_FILE, ...JSON_OUT },
+      positionals: { name: 'FILE', min: 1, max: Infinity, complete: 'file' },
+    },
+    run: runImport,
+  },
+  {
+    spec: { name: 'vault list', usage: 'vault list [--json]', summary: 'names, lengths, sources and times — never values', options: { ...KEY_FILE, ...JSON_OUT } },
+    run: runList,
+  },
+  {
+    spec: {
+      name: 'vault rm',
+      usage: 'vault rm NAME [--yes] [--json]',
+      summary: 'remove a secret (asks first on a terminal)',
+      options: { yes: { type: 'boolean', short: 'y', help: 'do not ask for confirmation' }, ...KEY_FILE, ...JSON_OUT },
+      positionals: { name: 'NAME', min: 1, max: 1, extraHint: NO_VALUES },
+    },
+    run: runRemove,
+  },
+  {
+    spec: { name: 'vault rekey', usage: 'vault rekey [--json]', summary: 'new data key; every record re-sealed, in one transaction', options: { ...KEY_FILE, ...JSON_OUT } },
+    run: runRekey,
+  },
+  {
+    spec: {
+      name: 'vault passwd',
+      usage: 'vault passwd [--new-key-file PATH] [--kdf PRESET] [--json]',
+      summary: 'new passphrase (prompt or FICTA_VAULT_NEW_PASSPHRASE) or key file',
+      options: { 'new-key-file': { type: 'string', value: 'PATH', complete: 'file', help: 'open the vault with this key file from now on (created when missing)' }, ...KDF, ...KEY_FILE, ...JSON_OUT },
+    },
+    run: runPasswd,
+  },
+  {
+    spec: {
+      name: 'vault status',
+      usage: 'vault status [--json] [--verify]',
+      summary: 'what the vault is and how it is protected (present: false when there is none)',
+      options: { verify: { type: 'boolean', help: 'unlock it and check every record and the vault MAC' }, ...KEY_FILE, ...JSON_OUT },
+    },
+    run: runStatus,
+  },
+  {
+    spec: {
+      name: 'vault backup',
+      usage: 'vault backup FILE [--json]',
+      summary: 'a consistent copy of the vault, even while it is in use, checked by opening it',
+      description: 'Writes a copy of the sealed vault to FILE (mode 0600; never over an existing file) and checks that it opens as this vault. No passphrase needed: the copy is as sealed as the vault.',
+      options: { ...JSON_OUT },
+      positionals: { name: 'FILE', min: 1, max: 1, complete: 'file' },
+    },
+    run: runBackup,
+  },
+  {
+    spec: {
+      name: 'vault restore',
+      usage: 'vault restore FILE [--key-file PATH] [--json]',
+      summary: 'put a backup back in place (only one that unlocks); the old vault.db is kept aside',
+      description: `Unlocks FILE (refusing one it cannot unlock), then replaces FICTA_HOME/vault.db with a copy of it in
+one rename; the previous vault.db is kept as vault.db.replaced-<time>. A running ficta serve picks it up
+on SIGHUP (kill -HUP <pid>; ficta status lists them).`,
+      options: { ...KEY_FILE, ...JSON_OUT },
+      positionals: { name: 'FILE', min: 1, max: 1, complete: 'file' },
+    },
+    run: runRestore,
+  },
+];
 
-type Flags = Record<string, string | boolean | undefined>;
+export const spec: CommandSpec = {
+  name: 'vault',
+  usage: 'vault <command> [options]',
+  summary: 'manage the sealed secret vault',
+  description: `Keeps the secrets ficta redacts sealed in FICTA_HOME/vault.db. Values are never taken from the command
+line and never printed.`,
+  options: {},
+  subcommands: SUBCOMMANDS.map((s) => s.spec),
+  footer: 'Unlocking: --key-file PATH or FICTA_VAULT_KEY_FILE (key-file vaults), FICTA_VAULT_PASSPHRASE, or a prompt (3 tries).',
+};
 
 /** Runs `ficta vault …` and returns the exit code. */
 export async function run(argv: string[], io: CliIo): Promise<number> {
-  const [sub, ...rest] = argv;
-  if (sub === '--help' || sub === '-h' || sub === 'help') { io.stdout.write(USAGE); return 0; }
-  if (sub === undefined) { io.stderr.write(USAGE); return 2; }
-  const command = SUBCOMMANDS[sub];
-  if (command === undefined) throw usage(`unknown vault command "${sub}"`);
-  return command(rest, io);
-}
-
-const SUBCOMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> = {
-  init: runInit,
-  add: runAdd,
-  import: runImport,
-  list: runList,
-  rm: runRemove,
-  rekey: runRekey,
-  passwd: runPasswd,
-  status: runStatus,
-};
-
-async function runInit(argv: string[], io: CliIo): Promise<number> {
-  const { flags } = parse(argv, { 'key-file': { type: 'string' }, kdf: { type: 'string' } }, 0, 0);
-  const kdf = presetFlag(flags.kdf);
-  const home = resolveHome(io.env);
-  ensureHome(home);
-  const path = vaultPath(home);
-  // Checked before asking for anything; createVault checks again, atomically.
-  if (exists(path)) throw vaultError('FICTA_VAULT_EXISTS', `a vault already exists at ${path}; it was left untouched`);
-  // Adopted, so placeholders stay the same; a damaged file stops init rather than silently changing them.
-  const placeholder = must(readPlaceholderKeyFile(placeholderKeyPath(home)));
-  const keyFile = str(flags['key-file']) ?? nonEmpty(io.env.FICTA_VAULT_KEY_FILE);
-  if (keyFile !== undefined && kdf !== undefined) throw usage('--kdf applies to passphrases, not key files');
-  const chosen = must(await resolveNewCredential({ env: io.env, keyFile, stdin: io.stdin, stderr: io.stderr, passphraseVar: 'FICTA_VAULT_PASSPHRASE' }));
-  const created = await createVault(path, chosen.credential, { ...(kdf === undefined ? {} : { kdf }), ...(placeholder === undefined ? {} : { placeholderKey: placeholder }) });
-  if (!created.ok) {
-    if (chosen.createdKeyFile !== undefined) rmSync(chosen.createdKeyFile, { force: true });
-    throw created.error;
+  const [word, ...rest] = argv;
+  if (word === '--help' || word === '-h' || word === 'help') {
+    io.stdout.write(formatHelp(spec));
+    return EXIT_OK;
   }
-  const info = must(created.value.info());
-  created.value.close();
-  io.stdout.write(`vault: created ${path} (${describeUnlock(info, chosen.credential.kind === 'key-file' ? chosen.credential.path : undefined)})\n`);
-  if (chosen.createdKeyFile !== undefined) {
-    io.stdout.write(`vault: wrote a new key file ${chosen.createdKeyFile} (mode 0600); keep a copy somewhere safe: the vault cannot be opened without it\n`);
+  if (word === undefined) {
+    io.stderr.write(formatHelp(spec));
+    return EXIT_USAGE;
   }
-  if (placeholder !== undefined) {
-    unlinkSync(placeholderKeyPath(home));
-    io.stdout.write(`vault: moved the placeholder key from ${PLACEHOLDER_KEY_FILE} into the vault (placeholders stay the same)\n`);
+  const found = findSubcommand(spec, word);
+  const sub = SUBCOMMANDS.find((s) => s.spec === found) as Subcommand;
+  const { help, values, positionals } = parseCommandLine(sub.spec, rest);
+  if (help) {
+    io.stdout.write(formatHelp(sub.spec));
+    return EXIT_OK;
   }
-  return 0;
-}
-
-async function runAdd(argv: string[], io: CliIo): Promise<number> {
-  const { flags, positionals } = parse(argv, { 'from-env': { type: 'string' }, replace: { type: 'boolean' }, 'key-file': { type: 'string' } }, 1, 1);
-  const name = positionals[0] as string;
-  must(checkName(name));
-  const fromEnv = str(flags['from-env']);
-  const piped = fromEnv === undefined && !canPrompt(io.stdin);
-  let value: string | undefined;
-  let source = 'prompt';
-  if (fromEnv !== undefined) {
-    value = io.env[fromEnv];
-    if (value === undefined) throw vaultError('FICTA_VAULT_VALUE_INVALID', `${fromEnv} is not set in the environment`);
-    source = `env:${fromEnv}`;
-  } else if (piped) {
-    value = await readValueFromStdin(io.stdin);
-    source = 'stdin';
-  }
-  const vault = await unlock(io, flags, !piped);
-  try {
-    const replace = flags.replace === true;
-    if (!replace && must(vault.has(name))) {
-      // Asked before the value is typed; a piped value that turns out identical is simply unchanged.
-      if (value === undefined) throw vaultError('FICTA_VAULT_NAME_EXISTS', `${name} is already in the vault (use --replace to change it)`);
-    }
-    if (value === undefined) value = must(await promptHidden(`value of ${name}: `, io.stdin, io.stderr));
-    const outcome = must(vault.add(name, value, { replace, source }));
-    io.stdout.write(outcome === 'unchanged' ? `vault: ${name} unchanged (same value)\n` : `vault: ${outcome} ${name}\n`);
-  } finally {
-    vault.close();
-  }
-  return 0;
-}
-
-async function runImport(argv: string[], io: CliIo): Promise<number> {
-  const { flags, positionals } = parse(argv, { replace: { type: 'boolean' }, 'key-file': { type: 'string' } }, 1, Infinity);
-  const items: ImportItem[] = [];
-  for (const file of positionals) {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (cause) {
-      throw vaultError('FICTA_VAULT_IO', `import: cannot read ${file}: ${(cause as NodeJS.ErrnoException).code ?? 'error'}`, cause);
-    }
-    const parsed = must(parseDotenv(text, file));
-    for (const e of parsed) items.push({ name: e.name, value: e.value, source: `file:${resolve(file)}` });
-  }
-  const vault = await unlock(io, flags, true);
-  try {
-    const report = must(vault.import(items, { replace: flags.replace === true }));
-    for (const name of report.added) io.stdout.write(`added     ${name}\n`);
-    for (const name of report.updated) io.stdout.write(`updated   ${name}\n`);
-    for (const name of report.unchanged) io.stdout.write(`unchanged ${name}\n`);
-    for (const s of report.skipped) io.stdout.write(`skipped   ${s.name} (${s.reason})\n`);
-    io.stdout.write(`vault: imported ${positionals.length} file(s): ${report.added.length} added, ${report.updated.length} updated, `
-      + `${report.unchanged.length} unchanged, ${report.skipped.length} skipped\n`);
-  } finally {
-    vault.close();
-  }
-  return 0;
-}
-
-async function runList(argv: string[], io: CliIo): Promise<number> {
-  const { flags } = parse(argv, { json: { type: 'boolean' }, 'key-file': { type: 'string' } }, 0, 0);
-  const vault = await unlock(io, flags, true);
-  try {
-    const rows = must(vault.list());
-    if (flags.json === true) {
-      const out = rows.map((r) => ({ name: r.name, length: r.length, source: r.source, addedAt: iso(r.addedAt), updatedAt: iso(r.updatedAt) }));
-      io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
-      return 0;
-    }
-    if (rows.length === 0) { io.stderr.write('vault: no secrets yet (ficta vault add NAME, or ficta vault import .env)\n'); return 0; }
-    const table = [['NAME', 'LENGTH', 'SOURCE', 'ADDED', 'UPDATED'], ...rows.map((r) => [r.name, String(r.length), r.source, iso(r.addedAt), iso(r.updatedAt)])];
-    const widths = (table[0] as string[]).map((_, c) => Math.max(...table.map((row) => (row[c] as string).length)));
-    for (const row of table) io.stdout.write(`${row.map((cell, c) => (c === row.length - 1 ? cell : cell.padEnd(widths[c] as number))).join('  ')}\n`);
-  } finally {
-    vault.close();
-  }
-  return 0;
-}
-
-async function runRemove(argv: string[], io: CliIo): Promise<number> {
-  const { flags, positionals } = parse(argv, { 'key-file': { type: 'string' } }, 1, 1);
-  const name = positionals[0] as string;
-  must(checkName(name));
-  const vault = await unlock(io, flags, true);
-  try {
-    must(vault.remove(name));
-    io.stdout.write(`vault: removed ${name}\n`);
-  } finally {
-    vault.close();
-  }
-  return 0;
-}
-
-async function runRekey(argv: string[], io: CliIo): Promise<number> {
-  const { flags } = parse(argv, { 'key-file': { type: 'string' } }, 0, 0);
-  const vault = await unlock(io, flags, true);
-  try {
-    const done = must(vault.rekey());
-    io.stdout.write(`vault: rekeyed: ${done.records} record(s) re-sealed under data key ${done.keyId}\n`);
-  } finally {
-    vault.close();
-  }
-  return 0;
-}
-
-async function runPasswd(argv: string[], io: CliIo): Promise<number> {
-  const { flags } = parse(argv, { 'key-file': { type: 'string' }, 'new-key-file': { type: 'string' }, kdf: { type: 'string' } }, 0, 0);
-  const kdf = presetFlag(flags.kdf);
-  const newKeyFile = str(flags['new-key-file']);
-  if (newKeyFile !== undefined && kdf !== undefined) throw usage('--kdf applies to passphrases, not key files');
-  const vault = await unlock(io, flags, true);
-  try {
-    const chosen = must(await resolveNewCredential({ env: io.env, keyFile: newKeyFile, stdin: io.stdin, stderr: io.stderr, passphraseVar: 'FICTA_VAULT_NEW_PASSPHRASE' }));
-    const changed = await vault.passwd(chosen.credential, kdf === undefined ? {} : { kdf });
-    if (!changed.ok) {
-      if (chosen.createdKeyFile !== undefined) rmSync(chosen.createdKeyFile, { force: true });
-      throw changed.error;
-    }
-    const info = must(vault.info());
-    io.stdout.write(`vault: data keys re-wrapped; the vault now opens with ${describeUnlock(info, newKeyFile)}\n`);
-    if (chosen.createdKeyFile !== undefined) io.stdout.write(`vault: wrote a new key file ${chosen.createdKeyFile} (mode 0600); keep a copy somewhere safe\n`);
-  } finally {
-    vault.close();
-  }
-  return 0;
-}
-
-async function runStatus(argv: string[], io: CliIo): Promise<number> {
-  const { flags } = parse(argv, { json: { type: 'boolean' }, verify: { type: 'boolean' }, 'key-file': { type: 'string' } }, 0, 0);
-  const home = resolveHome(io.env);
-  const path = vaultPath(home);
-  const locked = await openVault(path);
-  if (!locked.ok) throw locked.error;
-  const info = locked.value.info();
-  locked.value.close();
-  let verified: number | undefined;
-  if (flags.verify === true) {
-    const vault = await unlock(io, flags, true);
-    try { verified = must(vault.verify()); } finally { vault.close(); }
-  }
-  const modes = { vault: modeOf(path), home: modeOf(home) };
-  const leftover = exists(placeholderKeyPath(home));
-  if (flags.json === true) {
-    io.stdout.write(`${JSON.stringify({ ...info, createdAt: iso(info.createdAt), modes, placeholderKeyFileLeft: leftover, ...(verified === undefined ? {} : { verifiedRecords: verified }) }, null, 2)}\n`);
-    return 0;
-  }
-  const lines = [
-    `vault:    ${path}`,
-    `format:   ${info.format}`,
-    `unlock:   ${describeUnlock(info, undefined)}`,
-    `records:  ${info.records}`,
-    `created:  ${iso(info.createdAt)}`,
-    `modes:    vault.db ${modes.vault}${modes.vault === '600' ? '' : ' (expected 600)'}, home ${modes.home}${modes.home === '700' ? '' : ' (expected 700)'}`,
-    `header:   ${info.headerIntact ? 'intact' : 'DAMAGED (checksum mismatch)'}`,
-  ];
-  if (leftover) lines.push(`warning:  ${PLACEHOLDER_KEY_FILE} is still in ${home}; the vault holds the placeholder key, remove the file`);
-  if (verified !== undefined) lines.push(`verified: ${verified} record(s) and the vault MAC authenticated`);
-  io.stdout.write(`${lines.join('\n')}\n`);
-  return 0;
-}
-
-// --- helpers ---
-
-function parse(argv: string[], options: Record<string, { type: 'string' | 'boolean' }>, min: number, max: number): { flags: Flags; positionals: string[] } {
-  const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: max > 0, strict: true });
-  if (positionals.length < min) throw usage(min === 1 && max === 1 ? 'expected one NAME' : 'expected at least one FILE');
-  if (positionals.length > max) throw usage(`unexpected argument "${positionals[max]}" (values are never taken from the command line)`);
-  return { flags: values as Flags, positionals };
-}
-
-async function unlock(io: CliIo, flags: Flags, mayPrompt: boolean): Promise<Vault> {
-  const home = resolveHome(io.env);
-  return must(await unlockVaultAt(vaultPath(home), { env: io.env, keyFile: str(flags['key-file']), stdin: io.stdin, stderr: io.stderr, mayPrompt }));
-}
-
-/** Reads a piped value: everything on stdin, minus one trailing newline. */
-async function readValueFromStdin(stdin: Readable): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stdin) {
-    const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-    size += b.length;
-    if (size > MAX_VALUE_BYTES + 2) throw vaultError('FICTA_VAULT_VALUE_INVALID', `the value on stdin is longer than ${MAX_VALUE_BYTES} bytes`);
-    chunks.push(b);
-  }
-  let bytes = Buffer.concat(chunks);
-  for (const c of chunks) c.fill(0);
-  chunks.length = 0;
-  if (bytes.at(-1) === 0x0a) bytes = bytes.subarray(0, bytes.at(-2) === 0x0d ? -2 : -1);
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw vaultError('FICTA_VAULT_VALUE_INVALID', 'the value on stdin is not UTF-8 text');
-  } finally {
-    bytes.fill(0);
-  }
-}
-
-function describeUnlock(info: VaultInfo, keyFile: string | undefined): string {
-  if (info.kdf.kind === 'key-file') return keyFile === undefined ? 'key file' : `key file ${keyFile}`;
-  return `passphrase, Argon2id ${info.kdf.preset}: ${info.kdf.ops} passes, ${Math.round(info.kdf.mem / 1048576)} MiB`;
-}
-
-function presetFlag(value: string | boolean | undefined): KdfPreset | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !(USER_KDF_PRESETS as readonly string[]).includes(value)) {
-    throw usage(`--kdf must be one of ${USER_KDF_PRESETS.join(', ')}`);
-  }
-  return value as KdfPreset;
-}
-
-function must<T>(result: { ok: true; value: T } | { ok: false; error: FictaError }): T {
-  if (!result.ok) throw result.error;
-  return result.value;
-}
-
-function usage(what: string): FictaError {
-  return new FictaError('FICTA_USAGE', `usage: vault: ${what} (ficta vault --help)`);
-}
-
-function str(v: string | boolean | undefined): string | undefined {
-  return typeof v === 'string' && v !== '' ? v : undefined;
-}
-
-function nonEmpty(s: string | undefined): string | undefined {
-  return s === undefined || s === '' ? undefined : s;
-}
-
-function exists(path: string): boolean {
-  try { statSync(path); return true; } catch { return false; }
-}
-
-function modeOf(path: string): string {
-  try { return (statSync(path).mode & 0o777).toString(8); } catch { return 'missing'; }
-}
-
-function iso(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return sub.run({ values, positionals }, io);
 }

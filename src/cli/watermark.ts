@@ -3,7 +3,6 @@
 
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { resolveHome } from '../config/home.ts';
 import { FictaError } from '../errors.ts';
 import { detectMarks, type Detection } from '../watermark/detect.ts';
@@ -12,44 +11,68 @@ import { fingerprintText } from '../watermark/fingerprint.ts';
 import { deriveKeys, loadOrCreateKey } from '../watermark/key.ts';
 import { RS_K, rsEncode } from '../watermark/reed-solomon.ts';
 import { openRegistry } from '../watermark/registry.ts';
+import { findSubcommand, formatHelp, parseCommandLine, usageError, type CommandSpec } from './args.ts';
+import { EXIT_OK, EXIT_USAGE } from './exit-codes.ts';
 import type { CliIo } from './io.ts';
 
-const USAGE = `usage: ficta watermark <command> [options]
+const embedSpec = {
+  name: 'watermark embed',
+  usage: 'watermark embed FILE [-o OUT] [--session ID]',
+  summary: 'mark a document you share by hand and register its fingerprints',
+  description: 'Marks FILE (- reads stdin) and registers its fingerprints; prints the marked text to stdout, or writes OUT.',
+  options: {
+    output: { type: 'string', short: 'o', value: 'OUT', complete: 'file', help: 'write the marked text to OUT instead of stdout' },
+    session: { type: 'string', value: 'ID', help: 'the session to attribute it to (default: a new manual-… id)' },
+  },
+  positionals: { name: 'FILE', min: 1, max: 1, complete: 'file' },
+} satisfies CommandSpec;
 
-commands:
-  embed FILE [-o OUT] [--session ID]
-                 mark a document you share by hand and register its fingerprints (FILE - reads stdin);
-                 prints the marked text to stdout, or writes OUT
-  detect FILE [--json]
-                 frames found, the symbols they carry, and the decoded mark or "not enough symbols"
-`;
+const detectSpec = {
+  name: 'watermark detect',
+  usage: 'watermark detect FILE [--json]',
+  summary: 'frames found, the symbols they carry, and the decoded mark',
+  description: 'Reads the invisible frames in FILE (- reads stdin): the symbols they carry, and the decoded mark or "not enough symbols".',
+  options: { json: { type: 'boolean', help: 'machine-readable output' } },
+  positionals: { name: 'FILE', min: 1, max: 1, complete: 'file' },
+} satisfies CommandSpec;
+
+export const spec = {
+  name: 'watermark',
+  usage: 'watermark <command> [options]',
+  summary: 'mark a document shared by hand, or read its marks',
+  options: {},
+  subcommands: [embedSpec, detectSpec],
+} satisfies CommandSpec;
 
 /** Runs `ficta watermark …` and returns the exit code. */
 export async function run(argv: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === '--help' || sub === '-h' || sub === 'help') {
-    io.stdout.write(USAGE);
-    return 0;
+    io.stdout.write(formatHelp(spec));
+    return EXIT_OK;
   }
-  if (sub === 'embed') return runEmbed(rest, io);
-  if (sub === 'detect') return runDetect(rest, io);
   if (sub === undefined) {
-    io.stderr.write(USAGE);
-    return 2;
+    io.stderr.write(formatHelp(spec));
+    return EXIT_USAGE;
   }
-  throw new FictaError('FICTA_USAGE', `usage: unknown watermark command "${sub}"`);
+  const found = findSubcommand(spec, sub);
+  return found === embedSpec ? runEmbed(rest, io) : runDetect(rest, io);
 }
 
 async function runEmbed(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { output: { type: 'string', short: 'o' }, session: { type: 'string' } } });
-  const file = onePositional(positionals, 'embed FILE');
+  const { help, values, positionals } = parseCommandLine(embedSpec, argv);
+  if (help) {
+    io.stdout.write(formatHelp(embedSpec));
+    return EXIT_OK;
+  }
+  const file = positionals[0] as string;
   const text = await readText(file, io);
   const home = resolveHome(io.env);
   const key = loadOrCreateKey(home);
   if (!key.ok) throw key.error;
   const keys = deriveKeys(key.value);
   const sessionId = values.session ?? `manual-${randomBytes(6).toString('hex')}`;
-  if (sessionId.trim() === '') throw new FictaError('FICTA_USAGE', 'usage: --session must not be empty');
+  if (sessionId.trim() === '') throw usageError(embedSpec, '--session must not be empty');
   const mark = keys.sessionMark(sessionId);
   const plan = planEmbedding(text, rsEncode(mark), keys.placementSeed(sessionId, text));
   const marked = applyPlan(text, plan);
@@ -78,8 +101,12 @@ async function runEmbed(argv: string[], io: CliIo): Promise<number> {
 }
 
 async function runDetect(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' } } });
-  const text = await readText(onePositional(positionals, 'detect FILE'), io);
+  const { help, values, positionals } = parseCommandLine(detectSpec, argv);
+  if (help) {
+    io.stdout.write(formatHelp(detectSpec));
+    return EXIT_OK;
+  }
+  const text = await readText(positionals[0] as string, io);
   const d = detectMarks(text);
   if (values.json === true) {
     io.stdout.write(`${JSON.stringify(detectionJson(d), null, 2)}\n`);
@@ -108,11 +135,6 @@ export function formatDetection(d: Detection): string {
   if (d.decoded !== undefined) lines.push(`mark: ${Buffer.from(d.decoded.mark).toString('hex')} (${d.decoded.agreeing} of ${d.decoded.observed} symbols agree)`);
   else lines.push(`mark: not enough symbols (${d.symbols.size} of ${RS_K})`);
   return `${lines.join('\n')}\n`;
-}
-
-function onePositional(positionals: string[], what: string): string {
-  if (positionals.length !== 1) throw new FictaError('FICTA_USAGE', `usage: ficta watermark ${what}`);
-  return positionals[0]!;
 }
 
 /** Reads FILE (or stdin for "-") as UTF-8 text. */

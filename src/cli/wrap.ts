@@ -1,17 +1,24 @@
 // Runs a command behind a private proxy: start the proxy on a free loopback port with a random per-run
 // token, run the command with the base-URL variables pointing at it, forward signals, stop the proxy
-// when the command ends, and exit with the command's exit code. The command's stdio is untouched;
-// ficta's own logs go to a file (warnings and errors only, unless a log level is asked for).
+// when the command ends, print a summary, and exit with the command's exit code. The command's stdio is
+// untouched; ficta's own log goes to a file (warnings and errors only, unless a log level is asked for),
+// and problems (a dead upstream, an unavailable vault) get one line on stderr the first time they occur.
 
 import { spawn } from 'node:child_process';
 import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
 import { resolveHome } from '../config/home.ts';
-import { FictaError } from '../errors.ts';
+import { FictaError, isFictaError } from '../errors.ts';
+import type { RequestSummary, RunReport } from '../index.ts';
+import { UPSTREAM_OUTCOMES } from '../log/outcomes.ts';
 import type { BaseUrls } from '../server/access.ts';
 import { generateToken } from '../server/access.ts';
+import { EXIT_BLOCKED, EXIT_INTERRUPTED, EXIT_NOT_EXECUTABLE, EXIT_NOT_FOUND, EXIT_RUN_FAILED } from './exit-codes.ts';
 import type { CliIo } from './io.ts';
-import { describeBlocks, EXIT_BLOCKED, startSession } from './proxy-session.ts';
+import type { Notices } from './notice.ts';
+import { startSession, type ProxySession } from './proxy-session.ts';
+import { reportError } from './report-error.ts';
+import { describeBlocks, formatReportLines } from './report-format.ts';
 
 /** Signals passed on to the command. SIGINT and SIGQUIT from a terminal already reach the command
  * (same foreground process group), so they are forwarded only when stdin is not a TTY. */
@@ -28,10 +35,16 @@ export interface WrapPlan {
 }
 
 export interface WrapOptions {
+  /** The ficta command (run, claude, codex, …), shown by `ficta status`. */
+  mode: string;
   flags: Record<string, unknown>;
   configFile: string | undefined;
   keyFile?: string | undefined;
   io: CliIo;
+  /** No summary after the command ends. */
+  quiet: boolean;
+  /** JSON stderr lines (known from the arguments before the config is read). */
+  json: boolean;
   /** Builds the command line once the proxy's base URLs are known. */
   plan(urls: BaseUrls): WrapPlan;
 }
@@ -41,25 +54,44 @@ export function baseUrlEnv(urls: BaseUrls): Record<string, string> {
   return { ANTHROPIC_BASE_URL: urls.anthropic, OPENAI_BASE_URL: urls.openai, GOOGLE_GEMINI_BASE_URL: urls.gemini, FICTA_URL: urls.root };
 }
 
-/** Runs the planned command behind a fresh proxy and returns the exit code to use. */
+/**
+ * Runs the planned command behind a fresh proxy and returns the exit code to use: the command's own,
+ * 125 when ficta failed before the command started, 127/126 when the command is missing/not executable.
+ */
 export async function runWrapped(options: WrapOptions): Promise<number> {
   const { io } = options;
   const home = resolveHome(io.env);
-  const session = await startSession({
-    flags: { ...options.flags, host: '127.0.0.1', port: 0, token: generateToken() },
-    defaults: { log: { level: 'warn', file: join(home, 'run.log') } },
-    configFile: options.configFile,
-    keyFile: options.keyFile,
-    env: io.env,
-    stdin: io.stdin,
-    stderr: io.stderr,
-  });
+  const logFile = join(home, 'run.log');
+  const problems = firstProblems();
+  const fail = (error: unknown, code: number): number => {
+    reportError(error, io.stderr, options.json);
+    return code;
+  };
+  let session: ProxySession;
+  try {
+    session = await startSession({
+      mode: options.mode,
+      flags: { ...options.flags, host: '127.0.0.1', port: 0, token: generateToken() },
+      defaults: { log: { level: 'warn', file: logFile } },
+      configFile: options.configFile,
+      keyFile: options.keyFile,
+      env: io.env,
+      stdin: io.stdin,
+      stderr: io.stderr,
+      reunlockHint: 'restart the ficta command to unlock it again',
+      onRequest: (s, notices) => problems.see(s, notices, logFile),
+    });
+  } catch (error) {
+    // Ctrl-C at the vault prompt is an interruption (130), not a failure of ficta.
+    return fail(error, isFictaError(error, 'FICTA_INTERRUPTED') ? EXIT_INTERRUPTED : EXIT_RUN_FAILED);
+  }
   let plan: WrapPlan;
   try {
     plan = options.plan(session.baseUrls);
   } catch (error) {
+    // An agent's own configuration ficta cannot extend (opencode's OPENCODE_CONFIG_CONTENT): nothing ran.
     await session.stop();
-    throw error;
+    return fail(error, EXIT_RUN_FAILED);
   }
   const env: NodeJS.ProcessEnv = { ...io.env };
   for (const k of PRIVATE_ENV) delete env[k];
@@ -84,41 +116,48 @@ export async function runWrapped(options: WrapOptions): Promise<number> {
   } catch (cause) {
     await session.stop();
     const code = (cause as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new FictaError('FICTA_RUN_NOT_FOUND', `run: command not found: ${plan.command}`, { status: 127, cause });
-    if (code === 'EACCES') throw new FictaError('FICTA_RUN_NOT_EXECUTABLE', `run: permission denied: ${plan.command}`, { status: 126, cause });
+    // The shell's codes, and the command name only (never its arguments).
+    if (code === 'ENOENT') return fail(new FictaError('FICTA_RUN_NOT_FOUND', `run: command not found: ${plan.command}`), EXIT_NOT_FOUND);
+    if (code === 'EACCES') return fail(new FictaError('FICTA_RUN_NOT_EXECUTABLE', `run: permission denied: ${plan.command}`), EXIT_NOT_EXECUTABLE);
     throw cause;
   } finally {
     for (const s of FORWARDED) process.off(s, forward);
   }
   const report = await session.stop();
   const childCode = exit.code ?? 128 + (exit.signal === null ? 0 : (osConstants.signals[exit.signal] ?? 0));
-  if (report.blocks > 0) io.stderr.write(`ficta: ${describeBlocks(report)}; see ${session.config.log.file ?? 'the log'}\n`);
+  const logShown = session.config.log.file ?? 'stderr';
+  if (!options.quiet) printSummary(session.notices, report, logShown);
+  else if (report.blocks > 0) session.notices.warn('blocked', `${describeBlocks(report)}; see ${logShown}`, { blocks: report.blocks });
   if (childCode === 0 && session.config.failOnBlock && report.blocks > 0) return EXIT_BLOCKED;
   return childCode;
 }
 
-/**
- * Splits `ficta run` arguments: ficta's own options come first; the first argument that is not one of
- * them (or everything after `--`) is the command.
- */
-export function splitCommand(argv: string[], known: Record<string, { type: 'string' | 'boolean' }>): { own: string[]; command: string[] } {
-  const own: string[] = [];
-  let i = 0;
-  while (i < argv.length) {
-    const arg = argv[i] as string;
-    if (arg === '--') return { own, command: argv.slice(i + 1) };
-    if (!arg.startsWith('--')) break;
-    const [name, inline] = arg.slice(2).split('=', 2) as [string, string | undefined];
-    const spec = known[name];
-    if (spec === undefined) break;
-    own.push(arg);
-    if (spec.type === 'string' && inline === undefined) {
-      const value = argv[i + 1];
-      if (value === undefined) throw new FictaError('FICTA_USAGE', `usage: --${name} needs a value`);
-      own.push(value);
-      i++;
-    }
-    i++;
-  }
-  return { own, command: argv.slice(i) };
+/** The summary block printed after the command ends. */
+export function printSummary(notices: Notices, report: RunReport, log: string): void {
+  const problem = report.blocks > 0 || report.upstreamErrors > 0 || report.restoreMisses > 0 || (report.byOutcome.vault_unavailable ?? 0) > 0;
+  notices.block(
+    'summary',
+    problem ? 'warn' : 'info',
+    ['ficta: summary of this run:', ...formatReportLines(report, '  '), `  log             ${log}`],
+    { ...report, log },
+  );
+}
+
+/** Reports each kind of problem once, when it first happens: a failing upstream, an unavailable vault. */
+function firstProblems(): { see(s: RequestSummary, notices: Notices, log: string): void } {
+  const seen = new Set<string>();
+  return {
+    see(s, notices, log) {
+      if (UPSTREAM_OUTCOMES.has(s.outcome) && s.upstream !== undefined && !seen.has(`upstream ${s.upstream}`)) {
+        seen.add(`upstream ${s.upstream}`);
+        const what = s.outcome === 'upstream_timeout' ? 'timed out' : 'is unreachable';
+        const status = s.outcome === 'upstream_timeout' ? 504 : 502;
+        notices.warn('upstream_failed', `upstream ${s.upstream} ${what} (${s.error ?? 'error'}): requests to it get ${status}; details in ${log}`, { upstream: s.upstream, error: s.error, status });
+      }
+      if (s.outcome === 'vault_unavailable' && !seen.has('vault')) {
+        seen.add('vault');
+        notices.warn('vault_unavailable', `the vault is unavailable: requests get 503 and nothing is forwarded; details in ${log}`);
+      }
+    },
+  };
 }

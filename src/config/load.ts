@@ -51,7 +51,9 @@ export function loadConfig(options: LoadConfigOptions = {}): Result<Config> {
   merged.home = home;
   const parsed = ConfigSchema.safeParse(merged);
   if (!parsed.success) {
-    return err(new FictaError('FICTA_CONFIG_INVALID', formatIssue(parsed.error, fileResult.value.source)));
+    // A bad value given as a command-line flag is a usage error (exit 2); from a file or the environment, a config error.
+    const code = fromFlags(parsed.error, options.flags ?? {}) ? 'FICTA_USAGE' : 'FICTA_CONFIG_INVALID';
+    return err(new FictaError(code, formatIssue(parsed.error, fileResult.value.source)));
   }
   return ok(parsed.data);
 }
@@ -133,6 +135,18 @@ function mergeTrees(base: Tree, over: Tree, path = ''): Tree {
 
 function isPlainObject(v: unknown): v is Tree {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** True when the first issue's key was set by a command-line flag. */
+function fromFlags(error: z.ZodError, flags: Tree): boolean {
+  const issue = error.issues[0];
+  if (issue === undefined) return false;
+  let node: unknown = flags;
+  for (const key of issue.path) {
+    if (!isPlainObject(node) || !(String(key) in node)) return false;
+    node = node[String(key)];
+  }
+  return node !== undefined;
 }
 
 function formatIssue(error: z.ZodError, source: string): string {

@@ -74,14 +74,21 @@ export const ConfigSchema = z
         env: z.array(z.string().min(1)).default([]),
         /** Use the sealed vault when it exists ("auto"), always ("on"), or never ("off"). */
         vault: z.enum(['auto', 'on', 'off']).default('auto'),
+        /** Refuse to start when nothing would be protected (no secret from any source). */
+        require: z.boolean().default(false),
+        /** Start even when a variable named in `env` is not set (otherwise an error). */
+        allowMissing: z.boolean().default(false),
       })
       .strict()
       .prefault({}),
     log: z
       .object({
         level: logLevel.default('info'),
-        /** `json` (one object per line) or `text` (one readable line per event). */
-        format: z.enum(['json', 'text']).default('json'),
+        /**
+         * `json` (one object per line; ficta's own stderr lines too), `text` (one readable line per event), or
+         * `auto`: text, coloured, when the log goes to a terminal, JSON otherwise.
+         */
+        format: z.enum(['auto', 'json', 'text']).default('auto'),
         /** Write logs to this file instead of stderr. */
         file: z.string().min(1).optional(),
       })

@@ -2,6 +2,7 @@
 // durations only — never a secret value, a request body or a placeholder map, at any level.
 
 import { pino, type Logger, type LevelWithSilent, type DestinationStream } from 'pino';
+import { formatHumanLine } from './human.ts';
 
 export type LogLevel = LevelWithSilent;
 export type { Logger };
@@ -15,9 +16,6 @@ export type LogEvent =
   | 'secrets_skipped'
   | 'secrets_reload_failed'
   | 'request'
-  | 'request_blocked'
-  | 'upstream_error'
-  | 'client_aborted'
   | 'stream_error'
   | 'websocket_refused'
   | 'egress_refused'
@@ -25,22 +23,39 @@ export type LogEvent =
   | 'watermark_disabled'
   | 'watermark_registry_error'
   | 'watermark_registry_dropped'
-  | 'watermark_internal_error';
+  | 'watermark_internal_error'
+  | 'vault_reunlocked'
+  | 'vault_reunlock_failed';
 
 export interface CreateLoggerOptions {
   level: LogLevel;
   /** Where lines go: a stream, a file descriptor, or a file path (appended); stderr (fd 2) by default. */
   destination?: DestinationStream | number | string;
-  /** `json` (default) or `text`: one readable line per event. */
-  format?: 'json' | 'text';
+  /**
+   * `json` (default), `text` (one readable line per event), or `auto`: text when the destination is a
+   * terminal (stderr by default), JSON otherwise.
+   */
+  format?: 'auto' | 'json' | 'text';
+  /** Whether the destination is a terminal (for `auto` and colour); process.stderr's when logging to fd 2. */
+  isTty?: boolean;
+  /** The environment, for NO_COLOR. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** The format a log actually uses: `auto` becomes text on a terminal, JSON elsewhere. */
+export function resolveLogFormat(format: CreateLoggerOptions['format'], isTty: boolean): 'json' | 'text' {
+  if (format === 'text' || format === 'json') return format;
+  return format === 'auto' && isTty ? 'text' : 'json';
 }
 
 /** Creates the logger (JSON on stderr by default). */
 export function createLogger(options: CreateLoggerOptions): Logger {
   const dest = options.destination ?? 2;
+  const isTty = options.isTty ?? (dest === 2 && process.stderr.isTTY === true);
   let stream: DestinationStream =
     typeof dest === 'number' ? pino.destination({ dest, sync: false }) : typeof dest === 'string' ? pino.destination({ dest, sync: false, append: true, mkdir: true }) : dest;
-  if (options.format === 'text') stream = textStream(stream);
+  if (typeof dest === 'number') stream = survivable(stream);
+  if (resolveLogFormat(options.format, isTty) === 'text') stream = textStream(stream, isTty && wantsColor(options.env ?? process.env));
   return pino(
     {
       level: options.level,
@@ -58,8 +73,39 @@ export function logEvent(logger: Logger, level: 'info' | 'warn' | 'error' | 'deb
   logger[level]({ event, ...fields });
 }
 
-/** Rewrites each JSON line as `time level event key=value …` (values JSON-encoded when not plain). */
-function textStream(inner: DestinationStream): DestinationStream {
+/**
+ * A terminal that hung up (EIO) or a reader that went away (EPIPE) ends the log, not the proxy. Left
+ * alone, the write error is unhandled, and sonic-boom's flushSync at exit retries such a write forever.
+ */
+function survivable(inner: DestinationStream): DestinationStream {
+  const boom = inner as DestinationStream & NodeJS.EventEmitter & { flush(cb?: (err?: Error) => void): void; flushSync(): void; destroy(): void };
+  let dead = false;
+  boom.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EIO' && error.code !== 'EPIPE') throw error;
+    dead = true;
+    boom.destroy();
+  });
+  return {
+    write(line: string): void {
+      if (!dead) boom.write(line);
+    },
+    flush(cb?: (err?: Error) => void): void {
+      if (dead) cb?.();
+      else boom.flush(cb);
+    },
+    flushSync(): void {
+      if (!dead) boom.flushSync();
+    },
+  } as DestinationStream;
+}
+
+/** Colour unless NO_COLOR is set (https://no-color.org). */
+export function wantsColor(env: NodeJS.ProcessEnv): boolean {
+  return env.NO_COLOR === undefined || env.NO_COLOR === '';
+}
+
+/** Rewrites each JSON line as one readable line (see human.ts). */
+function textStream(inner: DestinationStream, color: boolean): DestinationStream {
   return {
     write(line: string): void {
       let obj: Record<string, unknown>;
@@ -69,12 +115,7 @@ function textStream(inner: DestinationStream): DestinationStream {
         inner.write(line);
         return;
       }
-      const { time, level, event, msg, name: _name, ...rest } = obj;
-      const fields = Object.entries(rest)
-        .filter(([, v]) => v !== undefined)
-        .map(([k, v]) => `${k}=${typeof v === 'string' && /^[\w./:@-]*$/.test(v) ? v : JSON.stringify(v)}`);
-      const head = [String(time ?? ''), String(level ?? '').toUpperCase().padEnd(5), String(event ?? '')].join(' ');
-      inner.write(`${head}${typeof msg === 'string' ? ` ${msg}` : ''}${fields.length > 0 ? ` ${fields.join(' ')}` : ''}\n`);
+      inner.write(formatHumanLine(obj, color));
     },
     flush(cb?: (err?: Error) => void): void {
       const f = (inner as { flush?: (cb?: (err?: Error) => void) => void }).flush;

@@ -26,16 +26,24 @@ export function createEnvFileSource(path: string): SecretSource {
   };
 }
 
-/** The values of the named environment variables; a missing variable is reported, not fatal. */
-export function createEnvVarSource(names: readonly string[], env: NodeJS.ProcessEnv, onMissing: (name: string) => void): SecretSource {
+/**
+ * The values of the named environment variables. A variable that is not set is an error (the user asked
+ * for it to be protected), unless `onMissing` is given: then it is reported there and skipped.
+ */
+export function createEnvVarSource(names: readonly string[], env: NodeJS.ProcessEnv, onMissing?: (name: string) => void): SecretSource {
   return {
     kind: 'env',
     async load() {
       const out: SecretEntry[] = [];
+      const missing = names.filter((n) => env[n] === undefined);
+      if (missing.length > 0 && onMissing === undefined) {
+        const list = missing.join(', ');
+        return err(new FictaError('FICTA_SECRETS_MISSING', `secrets: ${list} ${missing.length === 1 ? 'is' : 'are'} not set in the environment (--secret-env); set ${missing.length === 1 ? 'it' : 'them'}, or pass --allow-missing to start without`));
+      }
       for (const name of names) {
         const value = env[name];
         if (value === undefined) {
-          onMissing(name);
+          onMissing?.(name);
           continue;
         }
         out.push({ name, value, source: `env:${name}` });

@@ -52,3 +52,11 @@ export function baseUrls(url: string, token: string | undefined): BaseUrls {
   const root = token === undefined ? url : `${url}${TOKEN_SEGMENT}${token}`;
   return { root, anthropic: `${root}/anthropic`, openai: `${root}/openai/v1`, gemini: `${root}/gemini` };
 }
+
+/** Characters of a token kept when it is shown masked: enough to tell two proxies apart, far too few to use. */
+const SHOWN_TOKEN_CHARS = 4;
+
+/** A URL with its `/t/<token>` segment masked (`/t/jULq…`), for logs, status and CI output. */
+export function maskToken(url: string): string {
+  return url.replace(/\/t\/([A-Za-z0-9_-]+)/g, (_m, token: string) => `${TOKEN_SEGMENT}${token.slice(0, SHOWN_TOKEN_CHARS)}…`);
+}

@@ -9,7 +9,8 @@ import { openaiErrors } from '../providers/error-shapes.ts';
 import type { SecretRegistry } from '../secrets/registry.ts';
 import { VERSION } from '../version.ts';
 import { checkToken } from './access.ts';
-import { proxyRequest, type ProxyDeps } from './proxy.ts';
+import { nextRequestId, proxyRequest, type ProxyDeps } from './proxy.ts';
+import { logRefusedRequest, refusedRoute } from './request-log.ts';
 
 export type AppEnv = { Bindings: HttpBindings };
 
@@ -47,6 +48,7 @@ export function createApp(deps: ProxyDeps, hooks: AppHooks = {}, options: AppOpt
     if (!access.ok) {
       const guess = deps.router.resolve((incoming.url ?? '/').replace(/^\/t\/[^/?]*/, ''));
       const body = (guess?.errorShape ?? openaiErrors).format(401, 'ficta_unauthorized', 'ficta: this proxy requires its access token in the base URL (…/t/<token>/…); nothing was forwarded');
+      logRefused(incoming.method, incoming.url, 401, 'unauthorized', body);
       return new Response(body, { status: 401, headers: { 'content-type': 'application/json' } });
     }
     const route = deps.router.resolve(access.target);
@@ -78,8 +80,16 @@ export function createApp(deps: ProxyDeps, hooks: AppHooks = {}, options: AppOpt
 
   app.notFound((c) => {
     const body = openaiErrors.format(404, 'ficta_not_found', `ficta: no route for this path; use /anthropic/…, /openai/…, /gemini/…, /ollama/…, /chatgpt/…, /v1/…, /v1beta/… or a named upstream`);
+    logRefused(c.req.method, c.env?.incoming?.url ?? c.req.path, 404, 'not_found', body);
     return c.body(body, 404, { 'content-type': 'application/json' });
   });
+
+  /** 401 and 404 answers are logged and counted like any request, never with the token. */
+  function logRefused(method: string | undefined, url: string | undefined, status: 401 | 404, outcome: 'unauthorized' | 'not_found', body: string): void {
+    const snap = deps.registry.current();
+    const route = refusedRoute(url ?? '/', snap.kind === 'ready' ? snap.set : undefined);
+    logRefusedRequest(deps, { id: nextRequestId(), method: method ?? 'GET', route, status, outcome, bytesOut: Buffer.byteLength(body) });
+  }
   return app;
 }
 

@@ -32,11 +32,11 @@ export function toHttpError(error: unknown): HttpError {
   return { status: 500, type: 'ficta_internal_error', message: 'ficta: internal error (see the proxy log)' };
 }
 
-/** Writes a provider-shaped error (nothing else is sent). */
-export function sendError(res: ServerResponse, shape: ErrorShape, error: HttpError, extraHeaders: Record<string, string> = {}): void {
+/** Writes a provider-shaped error (nothing else is sent); returns the body's length in bytes (0 when none was sent). */
+export function sendError(res: ServerResponse, shape: ErrorShape, error: HttpError, extraHeaders: Record<string, string> = {}): number {
   if (res.headersSent) {
     res.destroy();
-    return;
+    return 0;
   }
   const body = shape.format(error.status, error.type, error.message);
   res.writeHead(error.status, {
@@ -46,4 +46,5 @@ export function sendError(res: ServerResponse, shape: ErrorShape, error: HttpErr
     ...extraHeaders,
   });
   res.end(body);
+  return Buffer.byteLength(body);
 }

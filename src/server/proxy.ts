@@ -5,19 +5,20 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { FictaError, isFictaError } from '../errors.ts';
 import { logEvent, type Logger } from '../log/logger.ts';
+import { outcomeOf } from '../log/outcomes.ts';
 import type { ResolvedRoute, Router } from '../providers/routes.ts';
 import type { UpstreamEntry } from '../providers/upstreams.ts';
 import { classifyBody } from '../redact/body-kind.ts';
 import { redactBody } from '../redact/body.ts';
 import { describeFindings, gateRequest, type Finding } from '../redact/gate.ts';
 import { forwardableHeaders, redactHeaders, type HeaderList } from '../redact/headers.ts';
-import type { CountMap } from '../redact/replace.ts';
 import type { SecretSet } from '../redact/secret-set.ts';
 import { redactTarget } from '../redact/url.ts';
-import { createRestoreStats, type RestoreStats } from '../restore/restore-bytes.ts';
+import { createRestoreStats } from '../restore/restore-bytes.ts';
 import { unavailableError, type SecretRegistry } from '../secrets/registry.ts';
 import { sendError, toHttpError } from './error-response.ts';
 import { decodeBody, parseContentEncoding, readBody, SUPPORTED_CODINGS } from './request-body.ts';
+import { writeRequestLog, type RequestLog } from './request-log.ts';
 import type { RunStats } from './stats.ts';
 import { createResponseWriter, type ResponseWriter } from './response-writer.ts';
 import type { UpstreamClient } from './upstream.ts';
@@ -36,26 +37,13 @@ export interface ProxyDeps {
   watermarker?: Watermarker;
 }
 
-interface RequestLog {
-  id: string;
-  method: string;
-  route: string;
-  provider: string;
-  adapter: string;
-  status?: number;
-  bytesIn: number;
-  bytesUp: number;
-  bytesOut: number;
-  redactions: CountMap;
-  restore: RestoreStats;
-  started: number;
-  upstreamHeadersMs?: number;
-  outcome: string;
-  blocked: string[];
-}
-
 let sequence = 0;
 const RUN_ID = Math.random().toString(36).slice(2, 8);
+
+/** A request id for the log and the `x-ficta-request-id` header: this process's run id and a counter. */
+export function nextRequestId(): string {
+  return `${RUN_ID}-${(++sequence).toString(36)}`;
+}
 
 /**
  * Handles one request on a provider route. Resolves when the response has ended. `publicBase` is this
@@ -64,7 +52,7 @@ const RUN_ID = Math.random().toString(36).slice(2, 8);
  */
 export async function proxyRequest(deps: ProxyDeps, route: ResolvedRoute, req: IncomingMessage, res: ServerResponse, publicBase?: string): Promise<void> {
   const log: RequestLog = {
-    id: `${RUN_ID}-${(++sequence).toString(36)}`,
+    id: nextRequestId(),
     method: req.method ?? 'GET',
     route: route.pathname,
     provider: route.provider,
@@ -98,10 +86,14 @@ export async function proxyRequest(deps: ProxyDeps, route: ResolvedRoute, req: I
       if (!res.destroyed) res.destroy();
     } else {
       const http = toHttpError(error);
-      log.outcome = isFictaError(error, 'FICTA_LEAK_BLOCKED') ? 'blocked' : isFictaError(error) ? error.code : 'internal_error';
+      log.outcome = outcomeOf(error, http.status);
       log.status = http.status;
+      if (isFictaError(error, 'FICTA_UPSTREAM_UNREACHABLE') || isFictaError(error, 'FICTA_UPSTREAM_TIMEOUT')) {
+        log.upstream = route.upstream.origin;
+        log.error = transportCode(error);
+      }
       if (!isFictaError(error)) logEvent(deps.logger, 'error', 'internal_error', { id: log.id, error: safeErrorName(error) });
-      sendError(res, route.errorShape, http, { 'x-ficta-request-id': log.id, ...(http.status === 413 ? { connection: 'close' } : {}) });
+      log.bytesOut += sendError(res, route.errorShape, http, { 'x-ficta-request-id': log.id, ...(http.status === 413 ? { connection: 'close' } : {}) });
     }
   } finally {
     res.off('close', onClose);
@@ -142,7 +134,7 @@ async function forward(
     { target, headers: sendHeaders, body: redacted.bytes, bodyKind: kind, authQuery: route.authQuery },
     redacted.clean ? { scannedCleanBody: redacted.bytes } : {},
   );
-  if (findings.length > 0) block(deps, set, log, findings);
+  if (findings.length > 0) block(set, log, findings);
 
   // Watermark after the gate, then gate again: the marked bytes are what is sent (DESIGN §1).
   let outBody = redacted.bytes;
@@ -151,7 +143,7 @@ async function forward(
     const marked = deps.watermarker.markRequestBody(redacted.bytes, { provider: route.provider, route: route.pathname, sessionId, requestId: log.id });
     if (marked.body !== redacted.bytes) {
       const again = gateRequest(set, { target, headers: sendHeaders, body: marked.body, bodyKind: kind, authQuery: route.authQuery });
-      if (again.length > 0) block(deps, set, log, again);
+      if (again.length > 0) block(set, log, again);
       outBody = marked.body;
     }
   }
@@ -228,20 +220,21 @@ interface ClientState {
 
 /** After the headers are out, the only honest signal of a broken stream is to cut the connection. */
 function streamFailed(deps: ProxyDeps, log: RequestLog, res: ServerResponse, error: unknown): void {
-  log.outcome = 'upstream_stream_error';
+  log.outcome = isFictaError(error, 'FICTA_STREAM_OVERFLOW') ? 'stream_overflow' : 'upstream_stream_error';
   logEvent(deps.logger, 'warn', 'stream_error', { id: log.id, error: safeErrorName(error) });
   res.destroy();
 }
 
-/** Refuses the request: logs names and surfaces, throws the 403 the client will see. */
-function block(deps: ProxyDeps, set: SecretSet, log: RequestLog, findings: Finding[]): never {
+/** Refuses the request: records names and surfaces (the request line carries them), throws the 403 the client will see. */
+function block(set: SecretSet, log: RequestLog, findings: Finding[]): never {
   log.outcome = 'blocked';
-  log.blocked = [...new Set(findings.map((f) => set.names[f.secret] as string))];
-  logEvent(deps.logger, 'warn', 'request_blocked', {
-    id: log.id,
-    route: log.route,
-    findings: findings.map((f) => ({ name: set.names[f.secret], surface: f.surface })),
-  });
+  const seen = new Set<string>();
+  for (const f of findings) {
+    const finding = { secret: set.names[f.secret] as string, surface: f.surface };
+    const key = `${finding.secret}\u0000${finding.surface}`;
+    if (!seen.has(key)) log.blocked.push(finding);
+    seen.add(key);
+  }
   throw new FictaError(
     'FICTA_LEAK_BLOCKED',
     `request blocked: registered secret ${describeFindings(set, findings)} would reach the provider; nothing was sent. Remove it from the request or let ficta redact it in a JSON string.`,
@@ -269,45 +262,19 @@ function filterAcceptEncoding(headers: HeaderList): void {
   }
 }
 
+/** The transport's error code under an upstream FictaError (ECONNREFUSED, UND_ERR_CONNECT_TIMEOUT, …). */
+function transportCode(error: unknown): string {
+  let cur: unknown = (error as { cause?: unknown } | null)?.cause;
+  for (let i = 0; i < 4 && typeof cur === 'object' && cur !== null; i++) {
+    const code = (cur as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[A-Z0-9_]{1,40}$/.test(code)) return code;
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return 'error';
+}
+
 function safeErrorName(error: unknown): string {
   // Error messages from parsers can quote input; log only the class and code.
   const e = error as { name?: unknown; code?: unknown } | null;
   return `${typeof e?.name === 'string' ? e.name : 'Error'}${typeof e?.code === 'string' ? `:${e.code}` : ''}`;
-}
-
-function namedCounts(set: SecretSet | undefined, counts: CountMap): Record<string, number> {
-  const out: Record<string, number> = {};
-  if (set === undefined) return out;
-  for (const [idx, n] of counts) {
-    const name = set.names[idx] as string;
-    out[name] = (out[name] ?? 0) + n;
-  }
-  return out;
-}
-
-function writeRequestLog(deps: ProxyDeps, log: RequestLog, set: SecretSet | undefined): void {
-  const redactions = namedCounts(set, log.redactions);
-  const restores = namedCounts(set, log.restore.restores);
-  logEvent(deps.logger, 'info', 'request', {
-    id: log.id,
-    method: log.method,
-    route: log.route,
-    provider: log.provider,
-    adapter: log.adapter,
-    status: log.status,
-    outcome: log.outcome,
-    bytesIn: log.bytesIn,
-    bytesUp: log.bytesUp,
-    bytesOut: log.bytesOut,
-    ms: round(performance.now() - log.started),
-    upstreamHeadersMs: log.upstreamHeadersMs === undefined ? undefined : round(log.upstreamHeadersMs),
-    redactions,
-    restores,
-    restoreMisses: log.restore.misses,
-  });
-  deps.stats?.record({ outcome: log.outcome, status: log.status, redactions, restores, restoreMisses: log.restore.misses, blocked: log.blocked });
-}
-
-function round(ms: number): number {
-  return Math.round(ms * 100) / 100;
 }

@@ -1,5 +1,8 @@
-// Run totals for reports (`ficta report`, the summary written on shutdown): requests by outcome,
-// redactions, restores and blocks by secret name, restore misses. Names and counts only.
+// Run totals for reports (`ficta report`, the summary written on shutdown, `ficta status`): requests by
+// outcome, redactions, restores and blocks by secret name, restore misses, upstream errors. Names and
+// counts only.
+
+import { UPSTREAM_OUTCOMES } from '../log/outcomes.ts';
 
 export interface RequestSummary {
   outcome: string;
@@ -9,16 +12,22 @@ export interface RequestSummary {
   restoreMisses: number;
   /** Secret names a blocked request would have leaked. */
   blocked: string[];
+  /** The upstream origin and the transport's error code, when the upstream failed. */
+  upstream?: string;
+  error?: string;
 }
 
 export interface RunReport {
   requests: number;
+  /** Requests by outcome (ok, blocked, unauthorized, not_found, upstream_unreachable, …; see README "Outcomes"). */
   byOutcome: Record<string, number>;
   redactions: Record<string, number>;
   restores: Record<string, number>;
   blocks: number;
   blockedBySecret: Record<string, number>;
   restoreMisses: number;
+  /** Requests that failed at the upstream (unreachable, timed out, broken stream). */
+  upstreamErrors: number;
 }
 
 export interface RunStats {
@@ -26,9 +35,9 @@ export interface RunStats {
   snapshot(): RunReport;
 }
 
-/** An in-memory accumulator (bounded by the number of secret names, not by requests). */
-export function createRunStats(): RunStats {
-  const report: RunReport = { requests: 0, byOutcome: {}, redactions: {}, restores: {}, blocks: 0, blockedBySecret: {}, restoreMisses: 0 };
+/** An in-memory accumulator (bounded by the number of secret names and outcomes, not by requests). */
+export function createRunStats(onRecord?: (summary: RequestSummary) => void): RunStats {
+  const report: RunReport = { requests: 0, byOutcome: {}, redactions: {}, restores: {}, blocks: 0, blockedBySecret: {}, restoreMisses: 0, upstreamErrors: 0 };
   const add = (into: Record<string, number>, from: Record<string, number>): void => {
     for (const [k, v] of Object.entries(from)) into[k] = (into[k] ?? 0) + v;
   };
@@ -39,9 +48,15 @@ export function createRunStats(): RunStats {
       add(report.redactions, s.redactions);
       add(report.restores, s.restores);
       report.restoreMisses += s.restoreMisses;
+      if (UPSTREAM_OUTCOMES.has(s.outcome)) report.upstreamErrors++;
       if (s.blocked.length > 0) {
         report.blocks++;
         for (const name of s.blocked) report.blockedBySecret[name] = (report.blockedBySecret[name] ?? 0) + 1;
+      }
+      try {
+        onRecord?.(s);
+      } catch {
+        // An observer's failure never affects a request.
       }
     },
     snapshot: () => structuredClone(report),

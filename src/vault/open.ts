@@ -125,6 +125,11 @@ export class LockedVault {
     return headerInfo(this.store, this.header);
   }
 
+  /** SQLite's integrity check of the whole file passes. */
+  integrityOk(): boolean {
+    return this.store.integrityOk();
+  }
+
   /** Derives the KEK, unwraps the data keys and verifies every record; the Vault then owns the file. */
   async unlock(credential: VaultCredential): Promise<Result<Vault>> {
     const kdf = checkKdfParams(kdfFromHeader(this.header));

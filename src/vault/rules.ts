@@ -18,7 +18,8 @@ export type SkipReason = 'empty' | 'too short' | 'too long' | 'invalid name' | '
 /** Checks a secret name. */
 export function checkName(name: string): Result<string> {
   if (name.length === 0 || name.length > MAX_NAME_LENGTH || !NAME.test(name)) {
-    return err(vaultError('FICTA_VAULT_NAME_INVALID', `invalid name "${name.slice(0, MAX_NAME_LENGTH)}": use letters, digits, _ . - (at most ${MAX_NAME_LENGTH}), not starting with a digit`));
+    // The name is not repeated: an invalid one is often a value pasted where the name belongs.
+    return err(vaultError('FICTA_VAULT_NAME_INVALID', `invalid name: use letters, digits, _ . - (at most ${MAX_NAME_LENGTH}), not starting with a digit`));
   }
   return ok(name);
 }

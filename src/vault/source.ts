@@ -3,10 +3,11 @@
 
 import { existsSync, statSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
+import { isFictaError } from '../errors.ts';
 import type { PlaceholderKeyProvider, SecretEntry, SecretSource } from '../secrets/types.ts';
 import { err, ok, type Result } from '../util/result.ts';
 import { vaultError } from './errors.ts';
-import { unlockVaultAt } from './unlock.ts';
+import { unlockVaultAt, type CredentialSources } from './unlock.ts';
 import { vaultPath } from './open.ts';
 import { type Vault } from './vault.ts';
 
@@ -20,12 +21,22 @@ export const POLL_INTERVAL_MS = 250;
 export interface VaultSecretSource extends SecretSource, PlaceholderKeyProvider {
   readonly kind: 'vault';
   readonly path: string;
+  /**
+   * Unlocks the vault file again (after `vault passwd`, `rekey` or `restore`) without prompting, swaps it in
+   * and tells the watchers; the old one stays in use when this fails.
+   */
+  reopen(from: CredentialSources): Promise<Result<void>>;
   close(): void;
 }
 
 export interface VaultSourceOptions {
   pollIntervalMs?: number;
+  /** Appended to "locked" and "replaced" errors: how to unlock the running proxy again (SIGHUP, or a restart). */
+  reunlockHint?: string;
 }
+
+/** What a proxy that cannot re-unlock in place says: restart it. */
+export const RESTART_HINT = 'restart ficta to unlock it again';
 
 /** True when FICTA_HOME holds a vault file (it may still be locked, damaged or foreign). */
 export function vaultExists(home: string): boolean {
@@ -33,10 +44,12 @@ export function vaultExists(home: string): boolean {
 }
 
 /** Wraps an unlocked vault as the proxy's secret source; the source owns the vault from then on. */
-export function createVaultSecretSource(vault: Vault, options: VaultSourceOptions = {}): VaultSecretSource {
+export function createVaultSecretSource(unlocked: Vault, options: VaultSourceOptions = {}): VaultSecretSource {
   const interval = options.pollIntervalMs ?? POLL_INTERVAL_MS;
+  const hint = options.reunlockHint ?? RESTART_HINT;
+  let vault = unlocked;
   const path = vault.path;
-  const opened = fileIdentity(path);
+  let opened = fileIdentity(path);
   const listeners = new Set<() => void>();
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
@@ -70,8 +83,29 @@ export function createVaultSecretSource(vault: Vault, options: VaultSourceOption
       if (closed) return err(vaultError('FICTA_VAULT_UNAVAILABLE', 'the vault source is closed'));
       const now = fileIdentity(path);
       if (now === undefined) return err(vaultError('FICTA_VAULT_UNAVAILABLE', `${path} was removed while ficta was running`));
-      if (now !== opened) return err(vaultError('FICTA_VAULT_UNAVAILABLE', `${path} was replaced while ficta was running; restart to unlock it`));
-      return vault.entries();
+      if (now !== opened) return err(vaultError('FICTA_VAULT_UNAVAILABLE', `${path} was replaced while ficta was running; ${hint}`));
+      const entries = vault.entries();
+      // Keys changed under the running proxy (vault passwd or rekey): say how to unlock it again.
+      if (!entries.ok && isFictaError(entries.error, 'FICTA_VAULT_LOCKED')) return err(vaultError('FICTA_VAULT_LOCKED', `${entries.error.message.replace(/^vault: /, '')}; ${hint}`, entries.error));
+      return entries;
+    },
+    async reopen(from: CredentialSources): Promise<Result<void>> {
+      if (closed) return err(vaultError('FICTA_VAULT_UNAVAILABLE', 'the vault source is closed'));
+      const next = await unlockVaultAt(path, { ...from, mayPrompt: false });
+      if (!next.ok) return next;
+      const old = vault;
+      vault = next.value;
+      opened = fileIdentity(path);
+      lastSeen = signature();
+      old.close();
+      for (const listener of listeners) {
+        try {
+          listener();
+        } catch {
+          // As in poll(): one listener's failure does not stop the others.
+        }
+      }
+      return ok(undefined);
     },
     watch(onChange: () => void): () => void {
       listeners.add(onChange);
@@ -109,6 +143,7 @@ export interface UnlockVaultSourceOptions {
   stdin?: Readable;
   stderr?: Writable;
   pollIntervalMs?: number;
+  reunlockHint?: string;
 }
 
 /**
@@ -123,7 +158,10 @@ export async function unlockVaultSource(options: UnlockVaultSourceOptions): Prom
     stderr: options.stderr ?? process.stderr,
   });
   if (!vault.ok) return vault;
-  return ok(createVaultSecretSource(vault.value, options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }));
+  return ok(createVaultSecretSource(vault.value, {
+    ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
+    ...(options.reunlockHint === undefined ? {} : { reunlockHint: options.reunlockHint }),
+  }));
 }
 
 function fileIdentity(path: string): string | undefined {

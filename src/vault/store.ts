@@ -106,6 +106,12 @@ export class VaultStore {
   read<T>(fn: () => T): T { return this.db.transaction(fn).deferred(); }
   /** Changes when another connection commits (PRAGMA data_version). */
   dataVersion(): number { return this.db.pragma('data_version', { simple: true }) as number; }
+  /** Writes a consistent copy of the committed database to `dest`, which must not exist or be empty (VACUUM INTO). */
+  copyTo(dest: string): void { this.db.prepare('VACUUM INTO ?').run(dest); }
+  /** SQLite's own check of every page and index; true when it reports "ok". */
+  integrityOk(): boolean { return this.db.pragma('integrity_check', { simple: true }) === 'ok'; }
+  /** Moves the write-ahead log into the file and empties it, so the file alone holds every commit. */
+  checkpoint(): void { this.db.pragma('wal_checkpoint(TRUNCATE)'); }
 
   close(): void { if (this.db.open) this.db.close(); }
 }

@@ -25,22 +25,30 @@ export interface CredentialSources {
   mayPrompt?: boolean;
 }
 
+/** How many times a prompted passphrase may be typed before unlocking gives up. */
+export const PROMPT_TRIES = 3;
+
 /** The credential that unlocks a vault of the given kind. */
 export async function resolveCredential(kind: VaultCredential['kind'], from: CredentialSources): Promise<Result<VaultCredential>> {
+  const r = await resolveCredentialFrom(kind, from, 'vault passphrase: ');
+  return r.ok ? ok(r.value.credential) : r;
+}
+
+async function resolveCredentialFrom(kind: VaultCredential['kind'], from: CredentialSources, question: string): Promise<Result<{ credential: VaultCredential; prompted: boolean }>> {
   const keyFile = nonEmpty(from.keyFile) ?? nonEmpty(from.env.FICTA_VAULT_KEY_FILE);
   if (kind === 'key-file') {
     if (keyFile === undefined) return err(vaultError('FICTA_VAULT_LOCKED', 'locked: this vault opens with a key file: pass --key-file PATH or set FICTA_VAULT_KEY_FILE'));
     const key = readKeyFile(keyFile);
-    return key.ok ? ok({ kind: 'key-file', key: key.value, path: keyFile }) : key;
+    return key.ok ? ok({ credential: { kind: 'key-file', key: key.value, path: keyFile }, prompted: false }) : key;
   }
   const passphrase = nonEmpty(from.env.FICTA_VAULT_PASSPHRASE);
-  if (passphrase !== undefined) return ok({ kind: 'passphrase', passphrase });
+  if (passphrase !== undefined) return ok({ credential: { kind: 'passphrase', passphrase }, prompted: false });
   if (nonEmpty(from.keyFile) !== undefined || keyFile !== undefined) {
     return err(vaultError('FICTA_VAULT_LOCKED', 'locked: this vault opens with a passphrase, not a key file: set FICTA_VAULT_PASSPHRASE or run in a terminal'));
   }
   if (from.mayPrompt !== false && canPrompt(from.stdin)) {
-    const answer = await promptHidden('vault passphrase: ', from.stdin, from.stderr);
-    return answer.ok ? ok({ kind: 'passphrase', passphrase: answer.value }) : answer;
+    const answer = await promptHidden(question, from.stdin, from.stderr);
+    return answer.ok ? ok({ credential: { kind: 'passphrase', passphrase: answer.value }, prompted: true }) : answer;
   }
   return err(vaultError('FICTA_VAULT_LOCKED', 'locked: set FICTA_VAULT_PASSPHRASE (or FICTA_VAULT_KEY_FILE for a key-file vault), or run in a terminal to be asked'));
 }
@@ -86,15 +94,23 @@ function checkPassphrase(passphrase: string): Result<string> {
   return ok(passphrase);
 }
 
-/** Opens the vault at `path` and unlocks it with the credential its header asks for. */
+/**
+ * Opens the vault at `path` and unlocks it with the credential its header asks for. A passphrase typed at
+ * the prompt may be typed again after a wrong one, {@link PROMPT_TRIES} times in all.
+ */
 export async function unlockVaultAt(path: string, from: CredentialSources): Promise<Result<Vault>> {
   const locked = await openVault(path);
   if (!locked.ok) return locked;
-  const credential = await resolveCredential(locked.value.credentialKind, from);
-  if (!credential.ok) { locked.value.close(); return credential; }
-  const vault = await locked.value.unlock(credential.value);
-  if (!vault.ok) locked.value.close();
-  return vault;
+  for (let attempt = 1; ; attempt++) {
+    const resolved = await resolveCredentialFrom(locked.value.credentialKind, from, 'vault passphrase: ');
+    if (!resolved.ok) { locked.value.close(); return resolved; }
+    const vault = await locked.value.unlock(resolved.value.credential);
+    if (vault.ok) return vault;
+    const again = resolved.value.prompted && attempt < PROMPT_TRIES && vault.error.code === 'FICTA_VAULT_WRONG_PASSPHRASE';
+    if (!again) { locked.value.close(); return vault; }
+    const left = PROMPT_TRIES - attempt;
+    from.stderr.write(`vault: wrong passphrase, try again (${left} ${left === 1 ? 'try' : 'tries'} left)\n`);
+  }
 }
 
 function nonEmpty(s: string | undefined): string | undefined {

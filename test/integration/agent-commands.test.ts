@@ -73,8 +73,9 @@ describe('agent commands', () => {
     expect(up.requests.at(-1)!.url).toBe('/v1/chat/completions');
     expect(up.leaks).toEqual([]);
     const bad = await runCli(['run', '--upstream', `v1beta=${up.url}`, '--', 'true'], { env: env() });
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toBe('ficta: usage: --upstream v1beta: the name "v1beta" collides with the built-in route /v1beta/; choose another name\n');
+    // A usage error of ficta run itself: 125, so it cannot pass for the command's own exit code.
+    expect(bad.code).toBe(125);
+    expect(bad.stderr).toBe('ficta: usage: run: --upstream: the name "v1beta" collides with the built-in route /v1beta/; choose another name; see ficta run --help\n');
     const envBad = await runCli(['serve', '--port', '0'], { env: env({ FICTA_UPSTREAM_OLLAMA: up.url }) });
     expect(envBad.code).toBe(1);
     expect(envBad.stderr).toContain('config: FICTA_UPSTREAM_OLLAMA: the name "ollama" collides with the built-in route /ollama/');

@@ -47,7 +47,8 @@ describe('ficta doctor', () => {
     const out = JSON.parse(r.stdout);
     expect(out.ok).toBe(false);
     const fails = out.checks.filter((c: { level: string }) => c.level === 'fail').map((c: { area: string }) => c.area);
-    expect(fails).toEqual(['upstream', 'port', 'codex']);
+    // No env file, no --secret-env, no vault: nothing would be protected, which is a failure too.
+    expect(fails).toEqual(['secrets', 'upstream', 'port', 'codex']);
     writeFileSync(join(home, 'config.toml'), `prot = 1\n`);
     const bad = await runCli(['doctor'], { env: { FICTA_HOME: home } });
     expect(bad.code).toBe(1);

@@ -7,6 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, runCli } from '../helpers/cli.ts';
+import { runMain } from '../helpers/cli-io.ts';
+import { badJsonLines } from '../helpers/json-lines.ts';
 import { createMockUpstream, type MockUpstream } from '../helpers/mock-upstream.ts';
 
 const SECRET = 'run-secret-Zm9vYmFyYmF6';
@@ -38,14 +40,27 @@ describe('ficta run', () => {
     const r = await runCli(['run', '--env-file', envFile, '--', process.execPath, SDK_SCRIPT], { env: { ...baseEnv(), PROMPT: `my secret is ${SECRET}`, EXIT_CODE: '7' } });
     expect(r.stdout).toBe(`ECHO: my secret is ${SECRET}\nwithout token: 401\n`);
     expect(r.code).toBe(7);
-    expect(r.stderr).toBe('');
+    // One summary block after the command ends: counts by name and outcome, and where the log is; no value.
+    expect(r.stderr).toBe(
+      [
+        'ficta: summary of this run:',
+        '  requests        2 (ok 1, unauthorized 1)',
+        '  redactions      APP_SECRET 1',
+        '  restores        APP_SECRET 1',
+        '  blocked         0',
+        '  restore misses  0',
+        '  upstream errors 0',
+        `  log             ${join(home, 'run.log')}`,
+        '',
+      ].join('\n'),
+    );
     expect(up.requests.length).toBe(before + 1);
     expect(JSON.parse(up.requests.at(-1)!.body.toString()).messages[0].content).toMatch(/^my secret is ~ficta_/);
     expect(up.leaks).toEqual([]);
   });
 
   it('leaves the command stdout and stderr untouched and keeps ficta logs in FICTA_HOME/run.log', async () => {
-    const r = await runCli(['run', process.execPath, '-e', 'console.log("out"); console.error("err")'], { env: baseEnv() });
+    const r = await runCli(['run', '--quiet', '--env-file', envFile, process.execPath, '-e', 'console.log("out"); console.error("err")'], { env: baseEnv() });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('out\n');
     expect(r.stderr).toBe('err\n');
@@ -66,9 +81,9 @@ describe('ficta run', () => {
   });
 
   it('exits 128+n when the command dies of a signal, and 127 when it does not exist', async () => {
-    const killed = await runCli(['run', process.execPath, '-e', 'process.kill(process.pid, "SIGKILL")'], { env: baseEnv() });
+    const killed = await runCli(['run', '-q', '--env-file', envFile, process.execPath, '-e', 'process.kill(process.pid, "SIGKILL")'], { env: baseEnv() });
     expect(killed.code).toBe(137);
-    const missing = await runCli(['run', 'no-such-command-xyz'], { env: baseEnv() });
+    const missing = await runCli(['run', '-q', '--env-file', envFile, 'no-such-command-xyz'], { env: baseEnv() });
     expect(missing.code).toBe(127);
     expect(missing.stderr).toBe('ficta: run: command not found: no-such-command-xyz\n');
   });
@@ -81,7 +96,7 @@ describe('ficta run', () => {
     const r = await runCli(['run', '--env-file', join(home, 'num.env'), '--report-file', reportFile, '--fail-on-block', '--', process.execPath, join(home, 'a.mjs')], { env: baseEnv() });
     expect(r.stdout).toBe('403\n');
     expect(r.code).toBe(3);
-    expect(r.stderr).toContain('ficta: 1 request(s) blocked (ACCOUNT ×1)');
+    expect(r.stderr).toContain('  blocked         1 (ACCOUNT 1)\n');
     const rep = await runCli(['report', reportFile], { env: baseEnv() });
     expect(rep.stdout).toContain('blocked         1 (ACCOUNT 1)');
     expect(rep.code).toBe(0);
@@ -134,5 +149,49 @@ describe('ficta claude / ficta codex', () => {
     const r = await runCli(['claude', '-p', 'x'], { env: { ...baseEnv(), PATH: '/nonexistent', FICTA_NODE: process.execPath } });
     expect(r.code).toBe(127);
     expect(r.stderr).toContain('ficta: claude: not found on PATH');
+  });
+});
+
+describe('problems under ficta run', () => {
+  const THREE = `for (let i = 0; i < 3; i++) { const r = await fetch(process.env.OPENAI_BASE_URL + '/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"messages":[]}' }); console.log(r.status); }`;
+
+  it('a dead upstream is visible at once (one line, however many retries), in run.log as warnings, and in the summary', async () => {
+    const own = mkdtempSync(join(tmpdir(), 'ficta-dead-'));
+    const r = await runCli(['run', '--env-file', envFile, '--openai-upstream', 'http://127.0.0.1:1', '--', process.execPath, '--input-type=module', '-e', THREE], { env: { FICTA_HOME: own } });
+    expect([r.code, r.stdout]).toEqual([0, '502\n502\n502\n']);
+    const lines = r.stderr.split('\n');
+    expect(lines.filter((l) => l.includes('upstream http://127.0.0.1:1'))).toEqual([`ficta: warning: upstream http://127.0.0.1:1 is unreachable (ECONNREFUSED): requests to it get 502; details in ${join(own, 'run.log')}`]);
+    expect(r.stderr).toContain('  requests        3 (upstream_unreachable 3)\n');
+    expect(r.stderr).toContain('  upstream errors 3\n');
+    const log = readFileSync(join(own, 'run.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(log.filter((l) => l.event === 'request').map((l) => [l.level, l.outcome, l.upstream, l.error])).toEqual(Array(3).fill(['warn', 'upstream_unreachable', 'http://127.0.0.1:1', 'ECONNREFUSED']));
+    rmSync(own, { recursive: true, force: true });
+  });
+
+  it('--quiet drops the summary; --log-format json makes every ficta stderr line JSON', async () => {
+    const quiet = await runCli(['run', '-q', '--env-file', envFile, '--openai-upstream', 'http://127.0.0.1:1', '--', process.execPath, '--input-type=module', '-e', THREE], { env: baseEnv() });
+    expect(quiet.stderr).not.toContain('summary');
+    expect(quiet.stderr.split('\n').filter((l) => l !== '')).toHaveLength(1);
+    const json = await runCli(['run', '--log-format', 'json', '--env-file', envFile, '--openai-upstream', 'http://127.0.0.1:1', '--', process.execPath, '--input-type=module', '-e', THREE], { env: baseEnv() });
+    expect(badJsonLines(json.stderr)).toEqual([]);
+    const lines = json.stderr.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.level, l.event])).toEqual([['warn', 'upstream_failed'], ['warn', 'summary']]);
+    expect(lines[1]).toMatchObject({ requests: 3, upstreamErrors: 3, byOutcome: { upstream_unreachable: 3 }, log: join(home, 'run.log') });
+    const usage = await runMain(['run', '--log-format', 'json', '--bogus', 'x'], baseEnv());
+    expect(usage.code).toBe(125);
+    expect(JSON.parse(usage.stderr)).toMatchObject({ level: 'error', code: 'FICTA_USAGE' });
+  });
+
+  it('uses 125 for its own failures before the command starts, so they cannot pass for the command’s', async () => {
+    // In this process: each fails before anything would be started.
+    for (const argv of [['--bogus', 'x'], ['--port', '1', 'x'], [], ['--env-file', join(home, 'missing.env'), process.execPath], ['--log-level', 'loud', process.execPath]]) {
+      const r = await runMain(['run', ...argv], baseEnv({ FICTA_LOG_LEVEL: 'silent' }));
+      expect([argv, r.code]).toEqual([argv, 125]);
+      expect(r.stderr).toMatch(/^ficta: /);
+    }
+    const agent = await runMain(['codex', '--bogus', '--', 'exec'], baseEnv({ FICTA_CODEX_BIN: FAKE }));
+    expect([agent.code, agent.stderr]).toEqual([125, 'ficta: usage: codex: unknown option --bogus; see ficta codex --help\n']);
+    const help = await runMain(['run', '--help'], baseEnv());
+    expect([help.code, help.stdout.startsWith('usage: ficta run [options] [--] CMD [ARGS…]')]).toEqual([0, true]);
   });
 });

@@ -122,14 +122,18 @@ describe('ficta vault (key file)', () => {
     t = tempHome();
     expect((await ficta(['vault', '--help'])).code).toBe(0);
     expect((await ficta(['vault'])).code).toBe(2);
-    expectOneLineError(await ficta(['vault', 'frobnicate']), 2, /unknown vault command/);
+    expectOneLineError(await ficta(['vault', 'frobnicate']), 2, /vault: unknown command "frobnicate"/);
+    expectOneLineError(await ficta(['vault', 'lst']), 2, /unknown command "lst" \(did you mean "list"\?\)/);
     expectOneLineError(await ficta(['vault', 'list', '--bogus']), 2, /usage/);
     expectOneLineError(await ficta(['vault', 'init', '--kdf', 'weak']), 2, /--kdf must be one of/);
     expectOneLineError(await ficta(['vault', 'list']), 1, /no vault at/);
-    expectOneLineError(await ficta(['vault', 'status']), 1, /no vault at/);
+    // No vault is an answer, not an error.
+    const none = await ficta(['vault', 'status']);
+    expect([none.code, none.stdout]).toEqual([0, `vault: none at ${join(t.home, 'vault.db')} (ficta vault init to create one)\n`]);
+    expect(JSON.parse((await ficta(['vault', 'status', '--json'])).stdout)).toEqual({ present: false, path: join(t.home, 'vault.db') });
     mkdirSync(t.home, { recursive: true });
     writeFileSync(join(t.home, 'vault.db'), '');
-    expectOneLineError(await ficta(['vault', 'status']), 1, /empty \(truncated\)/);
+    expectOneLineError(await ficta(['vault', 'status']), 1, /empty \(truncated\); recover a backup with ficta vault restore FILE\n$/);
     expectOneLineError(await ficta(['vault', 'init', '--key-file', join(t.home, 'k')]), 1, /already exists/);
     expect(readFileSync(join(t.home, 'vault.db'), 'utf8')).toBe('');
   }, 60_000);

@@ -15,7 +15,18 @@ describe('loadConfig', () => {
     const r = loadConfig({ env: { FICTA_HOME: home() } });
     expect(r.ok).toBe(true);
     if (!r.ok) return;
-    expect(r.value).toMatchObject({ host: '127.0.0.1', port: 8787, upstreams: { anthropic: 'https://api.anthropic.com', openai: 'https://api.openai.com' }, limits: { maxBodyBytes: 32 * 1024 * 1024 }, log: { level: 'info', format: 'json' }, failOnBlock: false });
+    expect(r.value).toMatchObject({ host: '127.0.0.1', port: 8787, upstreams: { anthropic: 'https://api.anthropic.com', openai: 'https://api.openai.com' }, limits: { maxBodyBytes: 32 * 1024 * 1024 }, log: { level: 'info', format: 'auto' }, secrets: { require: false, allowMissing: false }, failOnBlock: false });
+  });
+
+  it('calls a bad value given as a flag a usage error (exit 2), and one from a file or the environment a config error', () => {
+    const h = home();
+    const flag = loadConfig({ env: { FICTA_HOME: h }, flags: { log: { level: 'loud' } } });
+    expect(!flag.ok && flag.error.code).toBe('FICTA_USAGE');
+    expect(!flag.ok && flag.error.message).toMatch(/^config: log\.level: /);
+    const env = loadConfig({ env: { FICTA_HOME: h, FICTA_LOG_LEVEL: 'loud' }, flags: { port: 1 } });
+    expect(!env.ok && env.error.code).toBe('FICTA_CONFIG_INVALID');
+    const file = loadConfig({ env: { FICTA_HOME: home({ 'config.toml': 'port = "x"\n' }) }, flags: { log: { level: 'info' } } });
+    expect(!file.ok && file.error.code).toBe('FICTA_CONFIG_INVALID');
   });
 
   it('applies file < environment < flags, and unions secret lists', () => {

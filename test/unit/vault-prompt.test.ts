@@ -41,9 +41,9 @@ describe('hidden prompt', () => {
     expect(result).toEqual({ ok: true, value: 'xyzpasted€' });
   });
 
-  test('Ctrl-C and Ctrl-D on an empty line abort with FICTA_VAULT_PROMPT_ABORTED', async () => {
+  test('Ctrl-C interrupts (FICTA_INTERRUPTED, exit 130) and Ctrl-D on an empty line aborts', async () => {
     const c = await typed(['abc\x03']);
-    expect(!c.result.ok && c.result.error.code).toBe('FICTA_VAULT_PROMPT_ABORTED');
+    expect(!c.result.ok && c.result.error.code).toBe('FICTA_INTERRUPTED');
     expect(c.tty.isRaw).toBe(false);
     const d = await typed(['\x04']);
     expect(!d.result.ok && d.result.error.code).toBe('FICTA_VAULT_PROMPT_ABORTED');
