@@ -9,9 +9,10 @@ import { createApp, type AppEnv } from './server/app.ts';
 import { baseUrls, isLoopbackHost, type BaseUrls } from './server/access.ts';
 import { createInFlight, listen, type RunningServer } from './server/listen.ts';
 import { createRunStats, type RequestSummary, type RunReport } from './server/stats.ts';
+import { nextRequestId } from './server/proxy.ts';
+import { logRefusedRequest, tunnelRoute, type RequestLogDeps } from './server/request-log.ts';
 import { createUpstreamClient } from './server/upstream.ts';
 import { createRouter } from './providers/routes.ts';
-import { replaceInText } from './redact/url.ts';
 import { createUpstreamTable } from './providers/upstreams.ts';
 import { createEnvFileSource, createEnvVarSource } from './secrets/env-sources.ts';
 import { createFilePlaceholderKeyProvider } from './secrets/placeholder-key-file.ts';
@@ -114,7 +115,7 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
     registry,
     logger,
     async listen() {
-      running = await listen(app, config.host, config.port, inFlight, logger, (target) => describeTunnel(registry, target));
+      running = await listen(app, config.host, config.port, inFlight, logger, (target, bytesOut) => logRefusedTunnel({ logger, stats }, registry, target, bytesOut));
       // The token is a credential: logged only as "set", never in the URL.
       logEvent(logger, 'info', 'listening', { url: running.url, token: config.token === undefined ? 'none' : 'required' });
       return { ...running, baseUrls: baseUrls(running.url, config.token) };
@@ -131,10 +132,12 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
   };
 }
 
-/** A refused CONNECT target for the log: `host:port`, unless it holds a registered value. */
-function describeTunnel(registry: SecretRegistry, target: string): string {
+/**
+ * A refused CONNECT tunnel (`ficta gemini` makes ficta Gemini CLI's HTTPS proxy, so whatever would bypass
+ * the base URL ends here): one request line with outcome `egress_refused`, counted like any request.
+ */
+function logRefusedTunnel(deps: RequestLogDeps, registry: SecretRegistry, target: string, bytesOut: number): void {
   const snap = registry.current();
-  if (snap.kind !== 'ready') return 'withheld';
-  const shown = target.slice(0, 255);
-  return replaceInText(snap.set, shown, new Map()) === undefined ? shown : 'withheld (holds a registered value)';
+  const { route, blocked } = tunnelRoute(target, snap.kind === 'ready' ? snap.set : undefined);
+  logRefusedRequest(deps, { id: nextRequestId(), method: 'CONNECT', route, status: 403, outcome: 'egress_refused', bytesOut, blocked });
 }

@@ -18,7 +18,6 @@ export type LogEvent =
   | 'request'
   | 'stream_error'
   | 'websocket_refused'
-  | 'egress_refused'
   | 'internal_error'
   | 'watermark_disabled'
   | 'watermark_registry_error'

@@ -11,6 +11,7 @@ export const OUTCOMES = [
   'bad_request',
   'unauthorized',
   'not_found',
+  'egress_refused',
   'body_too_large',
   'unsupported_encoding',
   'vault_unavailable',
@@ -62,6 +63,7 @@ export function outcomeOf(error: unknown, status?: number): Outcome {
 /** Outcomes logged as warnings: they reach a warnings-only log (`ficta run`'s run.log) and the run summary. */
 export const PROBLEM_OUTCOMES: ReadonlySet<string> = new Set<Outcome>([
   'blocked',
+  'egress_refused',
   'vault_unavailable',
   'upstream_unreachable',
   'upstream_timeout',

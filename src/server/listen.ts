@@ -41,8 +41,11 @@ export function createInFlight(): InFlight & { start(): void; end(): void } {
   return s;
 }
 
-/** Listens on host:port (0 = any free port). `describeTunnel` says where a refused CONNECT wanted to go, for the log. */
-export async function listen(app: Hono<any>, host: string, port: number, inFlight: InFlight, logger: Logger, describeTunnel: (target: string) => string = () => 'unknown'): Promise<RunningServer> {
+/**
+ * Listens on host:port (0 = any free port). `onTunnelRefused` is told the target of each refused CONNECT
+ * (as the client sent it) and the bytes of the answer, to log and count it.
+ */
+export async function listen(app: Hono<any>, host: string, port: number, inFlight: InFlight, logger: Logger, onTunnelRefused: (target: string, bytesOut: number) => void = () => {}): Promise<RunningServer> {
   const server = createAdaptorServer({ fetch: app.fetch, hostname: host }) as Server;
   // LLM calls can think for minutes before the first byte; the upstream timeouts govern instead.
   server.requestTimeout = 0;
@@ -60,8 +63,8 @@ export async function listen(app: Hono<any>, host: string, port: number, inFligh
   // `ficta gemini` points the agent's HTTPS_PROXY here: whatever would bypass the base URL (usage
   // statistics, update checks) ends in this refusal instead of reaching its vendor.
   server.on('connect', (req, socket) => {
-    logEvent(logger, 'warn', 'egress_refused', { target: describeTunnel(req.url ?? '') });
     socket.end('HTTP/1.1 403 Forbidden\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+    onTunnelRefused(req.url ?? '', 0);
   });
 
   await new Promise<void>((resolve, reject) => {

@@ -1,12 +1,13 @@
 // The request log line and run totals: one `request` event per request (proxied, blocked, refused for
-// a missing token or an unknown route), at warn level when it is a problem (blocked, upstream failure,
-// vault unavailable) so it reaches a warnings-only log. Names and counts only, never a value.
+// a missing token or an unknown route, a refused CONNECT tunnel), at warn level when it is a problem
+// (blocked, egress refused, upstream failure, vault unavailable) so it reaches a warnings-only log.
+// Names and counts only, never a value.
 
 import { logEvent, type Logger } from '../log/logger.ts';
 import { PROBLEM_OUTCOMES, type Outcome } from '../log/outcomes.ts';
 import type { CountMap } from '../redact/replace.ts';
 import type { SecretSet } from '../redact/secret-set.ts';
-import { redactPath } from '../redact/url.ts';
+import { redactPath, replaceInText } from '../redact/url.ts';
 import type { RestoreStats } from '../restore/restore-bytes.ts';
 import type { RunStats } from './stats.ts';
 
@@ -79,10 +80,52 @@ export function writeRequestLog(deps: RequestLogDeps, log: RequestLog, set: Secr
   });
 }
 
-/** Logs and counts a request answered before any proxying: 401 (token missing or wrong) or 404 (no route). */
-export function logRefusedRequest(deps: RequestLogDeps, r: { id: string; method: string; route: string; status: number; outcome: Outcome; bytesOut: number }): void {
-  logEvent(deps.logger, 'info', 'request', { id: r.id, method: r.method, route: r.route, status: r.status, outcome: r.outcome, bytesOut: r.bytesOut });
-  deps.stats?.record({ outcome: r.outcome, status: r.status, redactions: {}, restores: {}, restoreMisses: 0, blocked: [] });
+/** A request answered before any proxying, as logged. */
+export interface RefusedRequest {
+  id: string;
+  method: string;
+  route: string;
+  status: number;
+  outcome: Outcome;
+  bytesOut: number;
+  /** Registered values the request named where nothing is redacted (a CONNECT target), by name. */
+  blocked?: BlockedFinding[];
+}
+
+/**
+ * Logs and counts a request answered before any proxying: 401 (token missing or wrong), 404 (no route)
+ * or 403 for a CONNECT tunnel (`egress_refused`).
+ */
+export function logRefusedRequest(deps: RequestLogDeps, r: RefusedRequest): void {
+  const blocked = r.blocked ?? [];
+  logEvent(deps.logger, PROBLEM_OUTCOMES.has(r.outcome) ? 'warn' : 'info', 'request', {
+    id: r.id,
+    method: r.method,
+    route: r.route,
+    status: r.status,
+    outcome: r.outcome,
+    bytesOut: r.bytesOut,
+    ...(blocked.length === 0 ? {} : { blocked }),
+  });
+  deps.stats?.record({ outcome: r.outcome, status: r.status, redactions: {}, restores: {}, restoreMisses: 0, blocked: [...new Set(blocked.map((f) => f.secret))] });
+}
+
+/** Longest CONNECT target logged as it is. */
+const MAX_TUNNEL_TARGET = 255;
+
+/**
+ * How a refused CONNECT target (`host:port`) is logged: as it is (cut at 255 characters), or `withheld`
+ * when it holds a registered value — then the secrets are named, by name — or when the secrets are
+ * unavailable. The whole target is checked before any of it is shown, so a value straddling the cut
+ * cannot leave a prefix of itself in the log.
+ */
+export function tunnelRoute(target: string, set: SecretSet | undefined): { route: string; blocked: BlockedFinding[] } {
+  if (set === undefined) return { route: 'withheld', blocked: [] };
+  const counts: CountMap = new Map();
+  if (replaceInText(set, target, counts) === undefined) return { route: target.length > MAX_TUNNEL_TARGET ? `${target.slice(0, MAX_TUNNEL_TARGET)}…` : target, blocked: [] };
+  const names = new Set<string>();
+  for (const idx of counts.keys()) names.add(set.names[idx] as string);
+  return { route: 'withheld', blocked: [...names].map((secret) => ({ secret, surface: 'connect_target' })) };
 }
 
 /**

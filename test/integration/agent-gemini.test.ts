@@ -83,7 +83,7 @@ describe('Gemini CLI through ficta gemini', () => {
     const refused = readFileSync(join(fictaHome, 'run.log'), 'utf8')
       .split('\n')
       .filter((l) => l.includes('"egress_refused"'))
-      .map((l) => JSON.parse(l).target as string);
+      .map((l) => JSON.parse(l).route as string);
     for (const t of refused) expect(['play.googleapis.com:443', 'registry.npmjs.org:443']).toContain(t);
   });
 });

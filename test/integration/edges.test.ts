@@ -239,6 +239,32 @@ describe('upstream failures and client disconnects', () => {
     });
     expect(reply.startsWith('HTTP/1.1 426')).toBe(true);
   });
+
+  it('refuses a CONNECT tunnel with 403 and logs it as a request with outcome egress_refused, a held value by name only', async () => {
+    const url = new URL(proxy.url);
+    const tunnel = (target: string): Promise<number> =>
+      new Promise((resolve, reject) => {
+        const req = httpRequest({ host: url.hostname, port: Number(url.port), method: 'CONNECT', path: target });
+        req.on('connect', (res, socket) => {
+          socket.destroy();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    const before = proxy.ficta.report();
+    expect(await tunnel('play.googleapis.com:443')).toBe(403);
+    expect(await tunnel(`${KEY}.example:443`)).toBe(403);
+    const lines = proxy.requestLogs().filter((l) => l.outcome === 'egress_refused');
+    expect(lines.map((l) => [l.level, l.method, l.route, l.status, l.blocked])).toEqual([
+      ['warn', 'CONNECT', 'play.googleapis.com:443', 403, undefined],
+      ['warn', 'CONNECT', 'withheld', 403, [{ secret: 'OPENAI_KEY', surface: 'connect_target' }]],
+    ]);
+    expect(proxy.logs.join('\n')).not.toContain(KEY);
+    const after = proxy.ficta.report();
+    expect((after.byOutcome.egress_refused ?? 0) - (before.byOutcome.egress_refused ?? 0)).toBe(2);
+    expect(after.requests - before.requests).toBe(2);
+  });
 });
 
 describe('HEAD requests', () => {

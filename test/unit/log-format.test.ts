@@ -2,6 +2,8 @@
 // readable one-line-per-request format with colour only on a terminal, the outcome names, and the check
 // that finds duplicate keys at all.
 
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger, logEvent, resolveLogFormat } from '../../src/log/logger.ts';
@@ -11,6 +13,9 @@ import { FictaError } from '../../src/errors.ts';
 import { createMockUpstream } from '../helpers/mock-upstream.ts';
 import { startFicta } from '../helpers/ficta-server.ts';
 import { badJsonLines, duplicateKeys } from '../helpers/json-lines.ts';
+import { testSet } from '../helpers/secret-set.ts';
+import { logRefusedRequest, tunnelRoute } from '../../src/server/request-log.ts';
+import { createRunStats } from '../../src/server/stats.ts';
 
 const REQUEST = {
   level: 'info', time: '2026-11-23T10:11:12.345Z', name: 'ficta', event: 'request', id: 'a-1', method: 'POST', route: '/v1/messages', status: 200, outcome: 'ok',
@@ -84,5 +89,40 @@ describe('outcomes', () => {
     expect(outcomeOf(new FictaError('FICTA_BODY_TOO_LARGE', 'x'))).toBe('body_too_large');
     expect(outcomeOf(new FictaError('FICTA_SOMETHING_NEW', 'x', { status: 400 }))).toBe('bad_request');
     expect(outcomeOf(new Error('bug'))).toBe('internal_error');
+  });
+
+  it('are each documented in the README outcome table', () => {
+    const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
+    const table = readme.slice(readme.indexOf('**Outcomes**'), readme.indexOf('## Agents, scripts and CI'));
+    for (const o of OUTCOMES) expect(table, o).toContain(`\`${o}\``);
+  });
+});
+
+describe('refused CONNECT tunnels', () => {
+  const set = testSet({ DB_URL: 'postgres-secret-host-42', OTHER: 'other-secret-value-77' });
+
+  it('log the target as host:port, or withheld naming the secrets it holds', () => {
+    expect(tunnelRoute('play.googleapis.com:443', set)).toEqual({ route: 'play.googleapis.com:443', blocked: [] });
+    expect(tunnelRoute('postgres-secret-host-42.example:443', set)).toEqual({ route: 'withheld', blocked: [{ secret: 'DB_URL', surface: 'connect_target' }] });
+    expect(tunnelRoute('play.googleapis.com:443', undefined)).toEqual({ route: 'withheld', blocked: [] });
+  });
+
+  it('check the whole target before cutting it, so no prefix of a value straddling the cut is logged', () => {
+    const target = `${'a'.repeat(250)}postgres-secret-host-42.example:443`;
+    expect(tunnelRoute(target, set)).toEqual({ route: 'withheld', blocked: [{ secret: 'DB_URL', surface: 'connect_target' }] });
+    const long = `${'b'.repeat(300)}:443`;
+    expect(tunnelRoute(long, set).route).toBe(`${'b'.repeat(255)}…`);
+  });
+
+  it('are one warn request line with outcome egress_refused, counted in the run report', () => {
+    const lines: string[] = [];
+    const sink = new Writable({ write(c, _e, cb) { lines.push(String(c)); cb(); } });
+    const logger = createLogger({ level: 'warn', format: 'json', destination: sink as never });
+    const stats = createRunStats();
+    logRefusedRequest({ logger, stats }, { id: 't-1', method: 'CONNECT', route: 'withheld', status: 403, outcome: 'egress_refused', bytesOut: 0, blocked: [{ secret: 'DB_URL', surface: 'connect_target' }] });
+    logger.flush();
+    expect(badJsonLines(lines.join(''))).toEqual([]);
+    expect(JSON.parse(lines.join(''))).toMatchObject({ level: 'warn', event: 'request', method: 'CONNECT', route: 'withheld', status: 403, outcome: 'egress_refused', blocked: [{ secret: 'DB_URL', surface: 'connect_target' }] });
+    expect(stats.snapshot()).toMatchObject({ requests: 1, byOutcome: { egress_refused: 1 }, blocks: 1, blockedBySecret: { DB_URL: 1 } });
   });
 });
