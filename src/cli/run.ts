@@ -12,8 +12,8 @@ export const spec = {
   usage: 'run [options] [--] CMD [ARGS…]',
   summary: 'run a command behind a private proxy',
   description: `Starts the proxy on a free loopback port with a random access token, runs CMD with
-ANTHROPIC_BASE_URL and OPENAI_BASE_URL (and FICTA_URL) pointing at it, and exits with CMD's exit code.
-ficta's own options come before CMD (or before --). Its logs go to FICTA_HOME/run.log (warnings only
+ANTHROPIC_BASE_URL, OPENAI_BASE_URL and GOOGLE_GEMINI_BASE_URL (and FICTA_URL) pointing at it, and exits
+with CMD's exit code. ficta's own options come before CMD (or before --). Its logs go to FICTA_HOME/run.log (warnings only
 unless --log-level is given); when CMD ends, a summary goes to stderr (--quiet drops it).`,
   options: WRAP_OPTIONS,
   positionals: { name: 'CMD', complete: 'command' },
