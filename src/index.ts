@@ -8,6 +8,7 @@ import { createLogger, logEvent, type Logger } from './log/logger.ts';
 import { createApp, type AppEnv } from './server/app.ts';
 import { baseUrls, isLoopbackHost, type BaseUrls } from './server/access.ts';
 import { createInFlight, listen, type RunningServer } from './server/listen.ts';
+import { loggablePath } from './server/log-target.ts';
 import { createRunStats, type RunReport } from './server/stats.ts';
 import type { UpstreamTarget } from './server/proxy.ts';
 import { createUpstreamClient } from './server/upstream.ts';
@@ -101,7 +102,7 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
     registry,
     logger,
     async listen() {
-      running = await listen(app, config.host, config.port, inFlight, logger);
+      running = await listen(app, config.host, config.port, inFlight, logger, { loggablePath: (t) => loggablePath(registry, t, config.token) });
       // The token is a credential: logged only as "set", never in the URL.
       logEvent(logger, 'info', 'listening', { url: running.url, token: config.token === undefined ? 'none' : 'required' });
       return { ...running, baseUrls: baseUrls(running.url, config.token) };

@@ -40,8 +40,13 @@ export function createInFlight(): InFlight & { start(): void; end(): void } {
   return s;
 }
 
+export interface ListenOptions {
+  /** The path of a raw request target as logs may show it (values redacted, token masked), or undefined. */
+  loggablePath?: (rawTarget: string) => string | undefined;
+}
+
 /** Listens on host:port (0 = any free port). */
-export async function listen(app: Hono<any>, host: string, port: number, inFlight: InFlight, logger: Logger): Promise<RunningServer> {
+export async function listen(app: Hono<any>, host: string, port: number, inFlight: InFlight, logger: Logger, options: ListenOptions = {}): Promise<RunningServer> {
   const server = createAdaptorServer({ fetch: app.fetch, hostname: host }) as Server;
   // LLM calls can think for minutes before the first byte; the upstream timeouts govern instead.
   server.requestTimeout = 0;
@@ -49,7 +54,8 @@ export async function listen(app: Hono<any>, host: string, port: number, inFligh
   server.keepAliveTimeout = 5_000;
 
   server.on('upgrade', (req, socket) => {
-    logEvent(logger, 'info', 'websocket_refused', { path: (req.url ?? '').split('?')[0] });
+    // Never the raw target: it may carry the access token or a registered value.
+    logEvent(logger, 'info', 'websocket_refused', { path: options.loggablePath?.(req.url ?? '/') });
     const body = formatErrorBody('openai', 'ficta_websocket_unsupported', 'ficta: WebSocket is not supported; use HTTP (SSE) streaming');
     socket.end(
       `HTTP/1.1 426 Upgrade Required\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,

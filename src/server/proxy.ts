@@ -9,13 +9,14 @@ import type { ResolvedRoute } from '../providers/routes.ts';
 import { classifyBody } from '../redact/body-kind.ts';
 import { redactBody } from '../redact/body.ts';
 import { describeFindings, gateRequest, type Finding } from '../redact/gate.ts';
-import { forwardableHeaders, redactHeaders, type HeaderList } from '../redact/headers.ts';
+import { forwardableHeaders, headerList, redactHeaders, type HeaderList } from '../redact/headers.ts';
 import type { CountMap } from '../redact/replace.ts';
 import type { SecretSet } from '../redact/secret-set.ts';
-import { redactTarget } from '../redact/url.ts';
+import { pathOfTarget, redactTarget } from '../redact/url.ts';
 import { createRestoreStats, type RestoreStats } from '../restore/restore-bytes.ts';
 import { unavailableError, type SecretRegistry } from '../secrets/registry.ts';
 import { sendError, toHttpError } from './error-response.ts';
+import { dotSegmentError, hasDotSegment } from './dot-segments.ts';
 import { decodeBody, parseContentEncoding, readBody, SUPPORTED_CODINGS } from './request-body.ts';
 import type { RunStats } from './stats.ts';
 import { createResponseWriter, type ResponseWriter } from './response-writer.ts';
@@ -44,7 +45,10 @@ export interface ProxyDeps {
 interface RequestLog {
   id: string;
   method: string;
-  route: string;
+  /** The request's path with every registered value replaced; undefined while it is not known to be clean. */
+  route: string | undefined;
+  /** The stage the request is in, logged with an internal error. */
+  site: string;
   provider: string;
   adapter: string;
   status?: number;
@@ -67,7 +71,8 @@ export async function proxyRequest(deps: ProxyDeps, route: ResolvedRoute, req: I
   const log: RequestLog = {
     id: `${RUN_ID}-${(++sequence).toString(36)}`,
     method: req.method ?? 'GET',
-    route: route.pathname,
+    route: undefined,
+    site: 'start',
     provider: route.provider,
     adapter: route.adapter.id,
     bytesIn: 0,
@@ -92,7 +97,12 @@ export async function proxyRequest(deps: ProxyDeps, route: ResolvedRoute, req: I
   try {
     if (snapshot.kind === 'unavailable') throw unavailableError(snapshot);
     set = snapshot.set;
-    await forward(deps, route, req, res, set, log, client);
+    // The target is redacted first, so every log line of this request shows the redacted path.
+    log.site = 'redact-target';
+    const target = redactTarget(set, route.target, log.redactions);
+    log.route = pathOfTarget(target);
+    if (hasDotSegment(route.target)) throw dotSegmentError();
+    await forward(deps, route, target, req, res, set, log, client);
   } catch (error) {
     if (isFictaError(error, 'FICTA_CLIENT_ABORTED') || client.gone) {
       log.outcome = 'client_aborted';
@@ -101,7 +111,7 @@ export async function proxyRequest(deps: ProxyDeps, route: ResolvedRoute, req: I
       const http = toHttpError(error);
       log.outcome = isFictaError(error, 'FICTA_LEAK_BLOCKED') ? 'blocked' : isFictaError(error) ? error.code : 'internal_error';
       log.status = http.status;
-      if (!isFictaError(error)) logEvent(deps.logger, 'error', 'internal_error', { id: log.id, error: safeErrorName(error) });
+      if (!isFictaError(error)) logEvent(deps.logger, 'error', 'internal_error', { id: log.id, site: log.site, error: safeErrorName(error) });
       sendError(res, route.provider, http, { 'x-ficta-request-id': log.id, ...(http.status === 413 ? { connection: 'close' } : {}) });
     }
   } finally {
@@ -113,6 +123,7 @@ export async function proxyRequest(deps: ProxyDeps, route: ResolvedRoute, req: I
 async function forward(
   deps: ProxyDeps,
   route: ResolvedRoute,
+  redactedTarget: string,
   req: IncomingMessage,
   res: ServerResponse,
   set: SecretSet,
@@ -121,21 +132,27 @@ async function forward(
 ): Promise<void> {
   const method = log.method;
   const hasBody = method !== 'GET' && method !== 'HEAD';
+  log.site = 'read-body';
   const raw = hasBody ? await readBody(req, deps.limits.maxBodyBytes) : Buffer.alloc(0);
   log.bytesIn = raw.length;
 
+  log.site = 'decode-body';
   const headers = forwardableHeaders(req.rawHeaders);
-  const codings = parseContentEncoding(headerValue(headers, 'content-encoding'));
+  // Every content-encoding line counts (RFC 9110 §5.3: repeated lines form one list), undone in reverse.
+  const codings = parseContentEncoding(headerList(headers, 'content-encoding'));
   const body = codings.length === 0 ? raw : await decodeBody(raw, codings, deps.limits.maxDecodedBytes);
-  const sendHeaders = codings.length === 0 ? headers : headers.filter(([n]) => n !== 'content-encoding');
+  const sendHeaders = headers.filter(([n]) => n !== 'content-encoding' || codings.length === 0);
 
-  const kind = classifyBody(headerValue(sendHeaders, 'content-type'), body);
-  const redacted = redactBody(set, body, kind, log.redactions);
+  log.site = 'redact';
+  const contentType = headerValue(sendHeaders, 'content-type');
+  const kind = classifyBody(contentType, body);
+  const redacted = redactBody(set, body, kind, log.redactions, contentType);
   const upstream = deps.upstreams[route.provider];
-  const target = upstream.basePath + redactTarget(set, route.target, log.redactions);
+  const target = upstream.basePath + redactedTarget;
   redactHeaders(set, sendHeaders, log.redactions);
   filterAcceptEncoding(sendHeaders);
 
+  log.site = 'gate';
   const findings = gateRequest(
     set,
     { target, headers: sendHeaders, body: redacted.bytes, bodyKind: kind },
@@ -146,8 +163,9 @@ async function forward(
   // Watermark after the gate, then gate again: the marked bytes are what is sent (DESIGN §1).
   let outBody = redacted.bytes;
   if (deps.watermarker !== undefined && hasBody && kind === 'json') {
+    log.site = 'watermark';
     const sessionId = deps.watermarker.sessionFor((n) => headerValue(sendHeaders, n));
-    const marked = deps.watermarker.markRequestBody(redacted.bytes, { provider: route.provider, route: route.pathname, sessionId, requestId: log.id });
+    const marked = deps.watermarker.markRequestBody(redacted.bytes, { provider: route.provider, route: log.route ?? '', sessionId, requestId: log.id });
     if (marked.body !== redacted.bytes) {
       const again = gateRequest(set, { target, headers: sendHeaders, body: marked.body, bodyKind: kind });
       if (again.length > 0) block(deps, set, log, again);
@@ -160,6 +178,7 @@ async function forward(
   if (hasBody) flat.push('content-length', String(outBody.length));
   log.bytesUp = hasBody ? outBody.length : 0;
 
+  log.site = 'upstream';
   const t0 = performance.now();
   await new Promise<void>((resolve, reject) => {
     let writer: ResponseWriter | undefined;
@@ -175,6 +194,7 @@ async function forward(
       { origin: upstream.origin, path: target, method, headers: flat, body: hasBody ? outBody : undefined },
       {
         onHead(status, headers) {
+          log.site = 'response';
           log.upstreamHeadersMs = performance.now() - t0;
           log.status = status;
           writer = createResponseWriter(deps, route.adapter, status, headers, res, set, log, call, (failure) => {
