@@ -9,8 +9,7 @@ import { resolveRoute } from '../providers/routes.ts';
 import type { SecretRegistry } from '../secrets/registry.ts';
 import { VERSION } from '../version.ts';
 import { checkToken } from './access.ts';
-import { dotSegmentError, hasDotSegment } from './dot-segments.ts';
-import { formatErrorBody, toHttpError } from './error-response.ts';
+import { formatErrorBody } from './error-response.ts';
 import { proxyRequest, type ProxyDeps } from './proxy.ts';
 
 export type AppEnv = { Bindings: HttpBindings };
@@ -52,12 +51,7 @@ export function createApp(deps: ProxyDeps, hooks: AppHooks = {}, options: AppOpt
       return new Response(body, { status: 401, headers: { 'content-type': 'application/json' } });
     }
     const route = resolveRoute(access.target);
-    if (route === undefined) {
-      if (!hasDotSegment(access.target)) return undefined;
-      // `/x/../anthropic/…`: routed by the normalised path, refused by the raw one (nothing forwarded).
-      const http = toHttpError(dotSegmentError());
-      return new Response(formatErrorBody('openai', http.type, http.message), { status: http.status, headers: { 'content-type': 'application/json' } });
-    }
+    if (route === undefined) return undefined;
     hooks.onRequestStart?.();
     try {
       await proxyRequest(deps, route, incoming, outgoing);

@@ -4,11 +4,13 @@
 
 import { createAdaptorServer } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerOptions, type ServerResponse } from 'node:http';
+import { resolveRoute } from '../providers/routes.ts';
 import type { Hono } from 'hono';
 import type { Logger } from '../log/logger.ts';
 import { logEvent } from '../log/logger.ts';
-import { formatErrorBody } from './error-response.ts';
+import { dotSegmentError, hasDotSegment } from './dot-segments.ts';
+import { formatErrorBody, sendError, toHttpError } from './error-response.ts';
 
 export interface RunningServer {
   server: Server;
@@ -45,9 +47,27 @@ export interface ListenOptions {
   loggablePath?: (rawTarget: string) => string | undefined;
 }
 
+/**
+ * An http.Server whose requests first pass the raw-target check: a dot segment is refused (400, in the
+ * provider's shape) before hono normalises the path it routes by, or @hono/node-server answers a bare 400
+ * for a backslash — the raw target is what would be forwarded (DESIGN §2).
+ */
+function guardedServer(options: ServerOptions, listener?: RequestListener): Server {
+  return createServer(options, (req: IncomingMessage, res: ServerResponse) => {
+    const raw = req.url ?? '/';
+    if (!hasDotSegment(raw)) {
+      listener?.(req, res);
+      return;
+    }
+    req.resume();
+    const provider = resolveRoute(raw.replace(/^\/t\/[^/?]*/, ''))?.provider ?? 'openai';
+    sendError(res, provider, toHttpError(dotSegmentError()));
+  });
+}
+
 /** Listens on host:port (0 = any free port). */
 export async function listen(app: Hono<any>, host: string, port: number, inFlight: InFlight, logger: Logger, options: ListenOptions = {}): Promise<RunningServer> {
-  const server = createAdaptorServer({ fetch: app.fetch, hostname: host }) as Server;
+  const server = createAdaptorServer({ fetch: app.fetch, hostname: host, createServer: guardedServer as typeof createServer }) as Server;
   // LLM calls can think for minutes before the first byte; the upstream timeouts govern instead.
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;
