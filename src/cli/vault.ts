@@ -26,8 +26,9 @@ commands:
                       create FICTA_HOME/vault.db (passphrase typed twice, FICTA_VAULT_PASSPHRASE, or a key file)
   add NAME [--from-env VAR] [--replace]
                       store a secret; the value comes from a hidden prompt, piped stdin or --from-env
-  import FILE… [--replace]
-                      store every entry of dotenv files, in one transaction
+  import FILE… [--replace] [--rename]
+                      store every entry of dotenv files, in one transaction; a name set to different
+                      values fails the import unless --rename stores the later ones as NAME_2, …
   list [--json]       names, lengths, sources and times — never values
   rm NAME             remove a secret
   rekey               new data key; every record re-sealed, in one transaction
@@ -126,7 +127,7 @@ async function runAdd(argv: string[], io: CliIo): Promise<number> {
 }
 
 async function runImport(argv: string[], io: CliIo): Promise<number> {
-  const { flags, positionals } = parse(argv, { replace: { type: 'boolean' }, 'key-file': { type: 'string' } }, 1, Infinity);
+  const { flags, positionals } = parse(argv, { replace: { type: 'boolean' }, rename: { type: 'boolean' }, 'key-file': { type: 'string' } }, 1, Infinity);
   const items: ImportItem[] = [];
   for (const file of positionals) {
     let text: string;
@@ -140,7 +141,8 @@ async function runImport(argv: string[], io: CliIo): Promise<number> {
   }
   const vault = await unlock(io, flags, true);
   try {
-    const report = must(vault.import(items, { replace: flags.replace === true }));
+    const report = must(vault.import(items, { replace: flags.replace === true, rename: flags.rename === true }));
+    for (const r of report.renamed) io.stdout.write(`renamed   ${r.name} -> ${r.as} (another value of ${r.name}, from ${r.source})\n`);
     for (const name of report.added) io.stdout.write(`added     ${name}\n`);
     for (const name of report.updated) io.stdout.write(`updated   ${name}\n`);
     for (const name of report.unchanged) io.stdout.write(`unchanged ${name}\n`);
