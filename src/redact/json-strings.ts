@@ -2,20 +2,42 @@
 // closing quote is the first one after an even run of backslashes), as far as the last span. A value can
 // only be replaced there without changing the document's structure.
 
+import { findByte } from './byte-search.ts';
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
-/** The position of the quote closing a string whose content starts at `from`, or -1. */
-export function closingQuote(buf: Buffer, from: number): number {
+/**
+ * The first quote at or after `from` (and before `end`) not escaped by an odd run of backslashes that
+ * starts at or after `from` — the quote closing a string whose content starts at `from` — or -1.
+ */
+export function closingQuote(buf: Buffer, from: number, end: number = buf.length): number {
   let i = from;
   for (;;) {
-    const q = buf.indexOf(QUOTE, i);
-    if (q === -1) return -1;
-    let n = 0;
-    for (let k = q - 1; k >= from && buf[k] === BACKSLASH; k--) n++;
-    if ((n & 1) === 0) return q;
+    const q = findByte(buf, QUOTE, i);
+    if (q === -1 || q >= end) return -1;
+    if (!escapedAfter(buf, q, from)) return q;
     i = q + 1;
   }
+}
+
+/** The last quote in [floor, p) not escaped by a run of backslashes starting at or after `floor`, or -1. */
+export function openingQuote(buf: Buffer, p: number, floor: number): number {
+  let hi = p;
+  while (hi > floor) {
+    // A subarray bounds the backward search to [floor, hi).
+    const q = buf.subarray(floor, hi).lastIndexOf(QUOTE);
+    if (q === -1) return -1;
+    if (!escapedAfter(buf, floor + q, floor)) return floor + q;
+    hi = floor + q;
+  }
+  return -1;
+}
+
+function escapedAfter(buf: Buffer, q: number, floor: number): boolean {
+  let n = 0;
+  for (let k = q - 1; k >= floor && buf[k] === BACKSLASH; k--) n++;
+  return (n & 1) === 1;
 }
 
 /** For spans sorted by start, whether each [start, end) lies inside a single string literal of `buf`. */
@@ -27,7 +49,7 @@ export function insideStrings(buf: Buffer, spans: ReadonlyArray<{ start: number;
   for (let i = 0; i < spans.length; i++) {
     const { start, end } = spans[i] as { start: number; end: number };
     while (close < start && pos < start) {
-      const q = buf.indexOf(QUOTE, pos);
+      const q = findByte(buf, QUOTE, pos);
       if (q === -1 || q >= start) {
         pos = q === -1 ? buf.length : q;
         break;

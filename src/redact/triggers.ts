@@ -6,6 +6,7 @@
 // here and a `\u` escape one level down, and either way it stands for `ö` once decoded far enough.
 
 import { codePointAt, DEEP_RUN_BYTES, hexValue } from './escape-decode.ts';
+import { findPair } from './byte-search.ts';
 import type { Relevance } from './relevance.ts';
 
 export type TriggerKind = 'escape' | 'percent' | 'plus';
@@ -25,7 +26,7 @@ const PLUS_SIGN = Buffer.from('+', 'latin1');
 /** A finder for the triggers of `kind` in `buf`. */
 export function createTriggerFinder(rel: Relevance, buf: Buffer, kind: TriggerKind): TriggerFinder {
   if (kind === 'escape') {
-    const u = createCursor(buf, TRIGGER_U, (p) => {
+    const u = createPairCursor(buf, TRIGGER_U, (p) => {
       const cp = codePointAt(buf, p);
       return cp >= 0 && rel.codePoint(cp);
     });
@@ -75,6 +76,20 @@ function createCursor(buf: Buffer, needle: Buffer, accept?: (p: number) => boole
     if (at === -1 || at >= from) return at;
     let p = buf.indexOf(needle, from);
     if (accept !== undefined) while (p !== -1 && !accept(p)) p = buf.indexOf(needle, p + 1);
+    at = p;
+    return at;
+  };
+}
+
+/** Like createCursor, for a two-byte needle that may occur every few bytes (a short loop before indexOf). */
+function createPairCursor(buf: Buffer, needle: Buffer, accept: (p: number) => boolean): (from: number) => number {
+  const a = needle[0] as number;
+  const b = needle[1] as number;
+  let at = -2;
+  return (from) => {
+    if (at === -1 || at >= from) return at;
+    let p = findPair(buf, a, b, needle, from);
+    while (p !== -1 && !accept(p)) p = findPair(buf, a, b, needle, p + 1);
     at = p;
     return at;
   };

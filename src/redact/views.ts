@@ -15,6 +15,7 @@
 
 import { FictaError } from '../errors.ts';
 import { decodeEscapesInto, mapEscapeOffsets } from './escape-decode.ts';
+import { closingQuote, openingQuote } from './json-strings.ts';
 import { pointKey, WindowSink, type DecodeState, type MapPoint } from './decode-state.ts';
 import { decodePercentInto, mapPercentOffsets } from './percent-decode.ts';
 import { relevanceOf, type Relevance } from './relevance.ts';
@@ -158,7 +159,13 @@ function mayDecode(ctx: Context, view: View, kind: ViewKind): boolean {
   return true; // percent from a plus view: `%XX` built from `%25XX`
 }
 
-/** Ranges of the view to decode into a child of `kind`: the ranges (or, in binary input, the text runs) holding a trigger. */
+/**
+ * The pieces of the view to decode into a child of `kind`: around each trigger, the bytes between the
+ * nearest unescaped quotes (within the text run, for binary input). In JSON text that is the string
+ * holding the trigger, at whatever depth the view is; a value written consistently at one level lies
+ * inside one such string, so it is never cut, and a view's children stay as small as the strings that need
+ * decoding. Linear: each byte is looked at a bounded number of times.
+ */
 function triggerSegments(ctx: Context, view: View, kind: ViewKind): number[] {
   const segs: number[] = [];
   const { buf, ranges } = view;
@@ -167,21 +174,24 @@ function triggerSegments(ctx: Context, view: View, kind: ViewKind): number[] {
   for (let r = 0; r < ranges.length; r += 2) {
     const s = ranges[r] as number;
     const e = ranges[r + 1] as number;
-    let p = next(s, e);
-    if (p === -1) continue;
-    if (!runs) {
-      segs.push(s, e);
-      continue;
-    }
     let lo = s;
+    let p = next(s, e);
     while (p !== -1) {
-      let a = p;
-      while (a > lo && TEXT_BYTE[buf[a - 1] as number] === 1) a--;
-      let b = p;
-      while (b < e && TEXT_BYTE[buf[b] as number] === 1) b++;
-      segs.push(a, b);
-      lo = b;
-      p = b < e ? next(b, e) : -1;
+      let a = lo;
+      let b = e;
+      if (runs) {
+        a = p;
+        while (a > lo && TEXT_BYTE[buf[a - 1] as number] === 1) a--;
+        b = p;
+        while (b < e && TEXT_BYTE[buf[b] as number] === 1) b++;
+      }
+      const open = openingQuote(buf, p, a);
+      if (open !== -1) a = open + 1;
+      const close = closingQuote(buf, a, b);
+      const end = close === -1 || close < p ? b : close;
+      segs.push(a, end);
+      lo = end < e && end === close ? end + 1 : end;
+      p = lo < e ? next(lo, e) : -1;
     }
   }
   return segs;
