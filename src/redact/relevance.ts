@@ -1,7 +1,10 @@
 // Which decoded characters can matter to a set of registered values. An escape is decoded when what it
-// stands for is a character some value holds — or a character that builds another escape (`\`, `u`, a hex
-// digit, `%`, and `+` when `+` means a space some value holds), whatever the values hold. Anything else
-// cannot be part of a value nor make one: decoding it changes nothing a scan could find.
+// stands for is a character some value holds — or one that builds another escape, whatever the values hold:
+// `\` and the letters a backslash escapes (`u`, `n`, `r`, `t`, `b`, `f`), hex digits (of `\uXXXX` and `%XX`),
+// `%`, and `+` when `+` means a space some value holds. (`"` and `/` also follow a backslash, but only ever
+// decode to themselves, so they matter when a value holds them.) Anything else can neither be part of a
+// value (UTF-8 matches start and end on character boundaries) nor make one: decoding it changes nothing a
+// scan could find.
 
 import type { SecretSet } from './secret-set.ts';
 
@@ -21,10 +24,12 @@ export interface Relevance {
 
 const cache = new WeakMap<SecretSet, Relevance>();
 
-/** Bytes that build another escape once decoded. */
+/** Bytes that build another escape once decoded (a `\`, the letters of `\u \n \r \t \b \f`, hex digits, `%`, `+`). */
 function building(b: number, plus: boolean): boolean {
   const l = b | 0x20;
-  return b === 0x5c || b === 0x75 || b === 0x25 || (b >= 0x30 && b <= 0x39) || (l >= 0x61 && l <= 0x66) || (plus && b === 0x2b);
+  return (
+    b === 0x5c || b === 0x75 || b === 0x6e || b === 0x72 || b === 0x74 || b === 0x25 || (b >= 0x30 && b <= 0x39) || (l >= 0x61 && l <= 0x66) || (plus && b === 0x2b)
+  );
 }
 
 /** The relevance of a set (cached). */

@@ -7,9 +7,9 @@
 // itself). Without such a pair every level uses simple escapes only, which are canonical — exactly what
 // the compiled forms (depths 0–3, FORM_DEPTHS) match — unless strings nest deeper than that: an escape at
 // depth ≥ 4 is a run of ≥ 8 backslashes. So a child is decoded when a view holds a `\u` pair standing for
-// a relevant character (relevance.ts: one a value holds, or one that builds an escape — `\u005c`, `\u0075`,
-// hex digits — whatever the values hold), a run of 8 backslashes, or a `\/` pair when some value holds a
-// slash. Percent-decoded children follow a relevant `%XX`, and `+` → space children any `+` when some
+// a relevant character (relevance.ts: one a value holds, or one that builds an escape — `\u005c`, the
+// letters `u n r t b f`, hex digits — whatever the values hold), a run of 8 backslashes, or a `\/` pair
+// when some value holds a slash. Percent-decoded children follow a relevant `%XX`, and `+` → space children any `+` when some
 // value holds a space. Total work is bounded: at most MAX_DECODE_DEPTH levels and DECODE_BUDGET_FACTOR ×
 // the input in decoded bytes; past either the input is refused (FICTA_BODY_TOO_DEEP), never passed unchecked.
 
@@ -74,9 +74,8 @@ const WATCH = (() => {
   const t = new Uint8Array(256);
   const hex = '0123456789abcdefABCDEF';
   for (const c of hex) t[c.charCodeAt(0)] = BUILT_ESCAPE | BUILT_PERCENT;
-  t[0x5c] = BUILT_ESCAPE; // backslash
-  t[0x75] = (t[0x75] as number) | BUILT_ESCAPE; // u
-  t[0x2f] = BUILT_ESCAPE; // slash
+  // A backslash and what it escapes: u n r t (b f are hex), quote, slash.
+  for (const c of '\\unrt"/') t[c.charCodeAt(0)] = (t[c.charCodeAt(0)] as number) | BUILT_ESCAPE;
   t[0x25] = BUILT_PERCENT; // %
   t[0x2b] = BUILT_PLUS; // +
   return t;

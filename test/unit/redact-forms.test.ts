@@ -49,6 +49,16 @@ describe('escapes that build escapes', () => {
     ['a hex digit as \\u0037', `{"t":"{\\"k\\":\\"\\\\u00\\u00373${KEY.slice(1)}\\"}"}`],
     ['two levels of \\u005c', `{"t":"${escapeWithU005c(`{"k":"${escapeWithU005c(`{"k":"\\u0073${KEY.slice(1)}"}`, 1)}"}`, 1)}"}`],
   ];
+  it('finds a value whose escape letter is itself escaped (a u006e after an escaped backslash), though no value holds an n', () => {
+    const s = testSet({ NEWLINE: 'ab\ncdXYZ12' });
+    const body = `{"t":"{\\"k\\":\\"ab\\\\\\u006ecdXYZ12\\"}"}`;
+    expect(JSON.parse((JSON.parse(body) as { t: string }).t).k).toBe('ab\ncdXYZ12');
+    const found = gateRequest(s, { target: '/', headers: [], body: Buffer.from(body), bodyKind: 'json' });
+    expect(found.map((f) => s.names[f.secret])).toEqual(['NEWLINE']);
+    const out = redactBody(s, Buffer.from(body), 'json', new Map()).bytes;
+    expect(JSON.parse((JSON.parse(out.toString()) as { t: string }).t).k).toBe(ph(s, 'ab\ncdXYZ12'));
+  });
+
   for (const [name, body] of cases) {
     it(`finds a value built by ${name}, though no value holds a backslash`, () => {
       expect(innermost(body)).toBe(KEY);
