@@ -5,11 +5,15 @@
 /** Bytes looked at one by one before handing over to indexOf. */
 const NEAR_BYTES = 48;
 
-/** Position of the first `byte` at or after `from`, or -1. */
-export function findByte(buf: Uint8Array & { indexOf(value: number, byteOffset?: number): number }, byte: number, from: number): number {
-  const stop = from + NEAR_BYTES < buf.length ? from + NEAR_BYTES : buf.length;
+/** Position of the first `byte` in [from, end), or -1; never reads past `end`. */
+export function findByte(buf: Buffer, byte: number, from: number, end: number = buf.length): number {
+  const stop = from + NEAR_BYTES < end ? from + NEAR_BYTES : end;
   for (let i = from; i < stop; i++) if (buf[i] === byte) return i;
-  return stop === buf.length ? -1 : buf.indexOf(byte, stop);
+  if (stop >= end) return -1;
+  if (end === buf.length) return buf.indexOf(byte, stop);
+  // A subarray bounds indexOf: searching a short range of a long buffer must not scan the rest of it.
+  const q = buf.subarray(stop, end).indexOf(byte);
+  return q === -1 ? -1 : stop + q;
 }
 
 /** Position of the first two-byte sequence `a b` at or after `from`, or -1. */

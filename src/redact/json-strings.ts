@@ -14,8 +14,8 @@ const BACKSLASH = 0x5c;
 export function closingQuote(buf: Buffer, from: number, end: number = buf.length): number {
   let i = from;
   for (;;) {
-    const q = findByte(buf, QUOTE, i);
-    if (q === -1 || q >= end) return -1;
+    const q = findByte(buf, QUOTE, i, end);
+    if (q === -1) return -1;
     if (!escapedAfter(buf, q, from)) return q;
     i = q + 1;
   }

@@ -2,6 +2,7 @@
 // of a decoded view: byte for byte, never through a string, so no charset is guessed and nothing else
 // changes. Also the walk that maps decoded offsets back to source offsets.
 
+import { findByte } from './byte-search.ts';
 import { hexValue } from './escape-decode.ts';
 import { mapRun, mapUnit, type DecodeState, type MapPoint } from './decode-state.ts';
 
@@ -19,14 +20,14 @@ function percentByte(src: Uint8Array, i: number, n: number): number {
 /** Position of the next `%` (or `+` when `plus`) at or after `i` in src, or `n`. */
 function nextSpecial(src: Buffer, i: number, n: number, plus: boolean, cursor: { pct: number; plus: number }): number {
   if (cursor.pct < i) {
-    cursor.pct = src.indexOf(PERCENT, i);
+    cursor.pct = findByte(src, PERCENT, i, n);
     if (cursor.pct === -1) cursor.pct = n;
   }
   if (plus && cursor.plus < i) {
-    cursor.plus = src.indexOf(PLUS, i);
+    cursor.plus = findByte(src, PLUS, i, n);
     if (cursor.plus === -1) cursor.plus = n;
   }
-  return plus ? Math.min(cursor.pct, cursor.plus) : cursor.pct;
+  return plus && cursor.plus < cursor.pct ? cursor.plus : cursor.pct;
 }
 
 /**
@@ -45,7 +46,8 @@ export function decodePercentInto(buf: Buffer, start: number, end: number, out: 
   while (i < n) {
     const at = nextSpecial(src, i, n, plus, cursor);
     if (at > i) {
-      src.copy(out, o, i, at);
+      if (at - i > 16) src.copy(out, o, i, at);
+      else for (let k = i; k < at; k++) out[o + k - i] = src[k] as number;
       o += at - i;
       i = at;
       if (i >= n) break;

@@ -14,12 +14,6 @@ export type TriggerFinder = (from: number, end: number) => number;
 
 const TRIGGER_U = Buffer.from('\\u', 'latin1');
 const TRIGGER_SLASH = Buffer.from('\\/', 'latin1');
-/**
- * Runs are found with a needle of four backslashes, then measured: Buffer#indexOf switches to
- * Boyer–Moore–Horspool past 6 bytes, which measured 5× slower (0.24 vs 0.05 ms per 500 KiB) on JSON full
- * of `\n` and `\"`.
- */
-const FOUR_BACKSLASHES = Buffer.alloc(4, 0x5c);
 const PERCENT_SIGN = Buffer.from('%', 'latin1');
 const PLUS_SIGN = Buffer.from('+', 'latin1');
 
@@ -95,19 +89,31 @@ function createPairCursor(buf: Buffer, needle: Buffer, accept: (p: number) => bo
   };
 }
 
-/** Like createCursor, for runs of at least DEEP_RUN_BYTES backslashes. */
+/**
+ * Like createCursor, for runs of at least DEEP_RUN_BYTES backslashes: every DEEP_RUN_BYTES-th byte is
+ * looked at (a long enough run covers one of them), and a backslash there is measured. Measured per
+ * 500 KiB: 0.17 ms on chat JSON and 0.6 ms on a string of `\"\\` pairs, where Buffer#indexOf with a
+ * four-backslash needle took 0.05 ms and 2 ms, and with an eight-backslash needle 0.25 ms on both.
+ */
 function createDeepRunCursor(buf: Buffer): (from: number) => number {
   let at = -2;
+  const n = buf.length;
   return (from) => {
     if (at === -1 || at >= from) return at;
-    let p = buf.indexOf(FOUR_BACKSLASHES, from);
-    while (p !== -1) {
-      let r = p + 4;
-      while (r < buf.length && buf[r] === 0x5c) r++;
-      if (r - p >= DEEP_RUN_BYTES) break;
-      p = buf.indexOf(FOUR_BACKSLASHES, r);
+    at = -1;
+    for (let i = from; i < n; i += DEEP_RUN_BYTES) {
+      if (buf[i] !== 0x5c) continue;
+      let s = i;
+      while (s > from && buf[s - 1] === 0x5c) s--;
+      let e = i + 1;
+      while (e < n && buf[e] === 0x5c) e++;
+      if (e - s >= DEEP_RUN_BYTES) {
+        at = s;
+        break;
+      }
+      // Runs are disjoint: continue after this one (visited bytes stay at most DEEP_RUN_BYTES apart).
+      i = e - DEEP_RUN_BYTES;
     }
-    at = p;
     return at;
   };
 }
