@@ -9,9 +9,10 @@
 // depth ≥ 4 is a run of ≥ 8 backslashes. So a child is decoded when a view holds a `\u` pair standing for
 // a relevant character (relevance.ts: one a value holds, or one that builds an escape — `\u005c`, the
 // letters `u n r t b f`, hex digits — whatever the values hold), a run of 8 backslashes, or a `\/` pair
-// when some value holds a slash. Percent-decoded children follow a relevant `%XX`, and `+` → space children any `+` when some
-// value holds a space. Total work is bounded: at most MAX_DECODE_DEPTH levels and DECODE_BUDGET_FACTOR ×
-// the input in decoded bytes; past either the input is refused (FICTA_BODY_TOO_DEEP), never passed unchecked.
+// when some value holds a slash. Percent-decoded children follow a relevant `%XX`, and `+` → space
+// children any `+` when some value holds a space. Total work is bounded: at most MAX_DECODE_DEPTH levels
+// and DECODE_BUDGET_FACTOR × the input in decoded bytes; past either the input is refused
+// (FICTA_BODY_TOO_DEEP), never passed unchecked.
 
 import { FictaError } from '../errors.ts';
 import { decodeEscapesInto, mapEscapeOffsets } from './escape-decode.ts';
