@@ -1,4 +1,4 @@
-// `pnpm bench`: the microbenchmarks — automaton build and scan, redact + gate, JSON and SSE restore over
+// `pnpm bench`: the microbenchmarks — automaton build and scan, redact + gate (and its worst-case shapes), JSON and SSE restore over
 // secrets {10, 100, 1k, 10k} × bodies {1KiB, 50KiB, 500KiB, 5MiB} — then the vault and watermark
 // benchmarks (bench/vault.bench.ts, bench/watermark.bench.ts), each in its own process.
 // Run: pnpm bench [--quick] [--json] [--filter TEXT]
@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildCases, matcherScanCases, redactGateCases, restoreCases, runMicro, type MicroCase } from '../src/bench/micro.ts';
 import { machineInfo } from '../src/bench/machine.ts';
+import { redactShapeCases } from '../src/bench/redact-shapes.ts';
 import { formatMicroTable } from '../src/bench/report.ts';
 import type { SizeName } from '../src/bench/corpus.ts';
 
@@ -20,7 +21,7 @@ const quick = values.quick === true;
 const counts = quick ? [10, 1_000, 10_000] : [10, 100, 1_000, 10_000];
 const sizes: SizeName[] = quick ? ['50KiB', '500KiB'] : ['1KiB', '50KiB', '500KiB', '5MiB'];
 
-let cases: MicroCase[] = [...buildCases(counts), ...matcherScanCases(counts, sizes), ...redactGateCases(counts, sizes), ...restoreCases(counts, sizes)];
+let cases: MicroCase[] = [...buildCases(counts), ...matcherScanCases(counts, sizes), ...redactGateCases(counts, sizes), ...redactShapeCases(counts, sizes), ...restoreCases(counts, sizes)];
 if (values.filter !== undefined) cases = cases.filter((c) => c.name.includes(values.filter as string));
 
 const machine = machineInfo();

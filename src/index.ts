@@ -7,11 +7,12 @@ import { FictaError } from './errors.ts';
 import { createLogger, logEvent, type Logger } from './log/logger.ts';
 import { createApp, type AppEnv } from './server/app.ts';
 import { baseUrls, isLoopbackHost, type BaseUrls } from './server/access.ts';
-import { createInFlight, listen, type RunningServer } from './server/listen.ts';
+import { createInFlight, listen, type RefusedAtListener, type RunningServer } from './server/listen.ts';
 import { createRunStats, type RequestSummary, type RunReport } from './server/stats.ts';
 import { nextRequestId } from './server/proxy.ts';
-import { logRefusedRequest, tunnelRoute, type RequestLogDeps } from './server/request-log.ts';
+import { logRefusedRequest, refusedRoute, tunnelRoute, type RequestLogDeps } from './server/request-log.ts';
 import { createUpstreamClient } from './server/upstream.ts';
+import { openaiErrors } from './providers/error-shapes.ts';
 import { createRouter } from './providers/routes.ts';
 import { createUpstreamTable } from './providers/upstreams.ts';
 import { createEnvFileSource, createEnvVarSource } from './secrets/env-sources.ts';
@@ -92,6 +93,7 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
   const registry = registryResult.value;
 
   const upstream = createUpstreamClient(config.limits);
+  const router = createRouter(table.value);
   const inFlight = createInFlight();
   const stats = createRunStats(options.onRequest);
   const watermarker = config.watermark.enabled ? createWatermarker({ config: config.watermark, home: config.home, logger }) : undefined;
@@ -99,7 +101,7 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
     {
       registry,
       upstream,
-      router: createRouter(table.value),
+      router,
       logger,
       limits: config.limits,
       stats,
@@ -115,7 +117,12 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
     registry,
     logger,
     async listen() {
-      running = await listen(app, config.host, config.port, inFlight, logger, (target, bytesOut) => logRefusedTunnel({ logger, stats }, registry, target, bytesOut));
+      const logDeps: RequestLogDeps = { logger, stats };
+      running = await listen(app, config.host, config.port, inFlight, logger, {
+        errorShapeFor: (rawUrl) => router.resolve(withoutTokenSegment(rawUrl))?.errorShape ?? openaiErrors,
+        onRefused: (r) => logRefusedAtListener(logDeps, registry, r),
+        onTunnelRefused: (target, bytesOut) => logRefusedTunnel(logDeps, registry, target, bytesOut),
+      });
       // The token is a credential: logged only as "set", never in the URL.
       logEvent(logger, 'info', 'listening', { url: running.url, token: config.token === undefined ? 'none' : 'required' });
       return { ...running, baseUrls: baseUrls(running.url, config.token) };
@@ -140,4 +147,19 @@ function logRefusedTunnel(deps: RequestLogDeps, registry: SecretRegistry, target
   const snap = registry.current();
   const { route, blocked } = tunnelRoute(target, snap.kind === 'ready' ? snap.set : undefined);
   logRefusedRequest(deps, { id: nextRequestId(), method: 'CONNECT', route, status: 403, outcome: 'egress_refused', bytesOut, blocked });
+}
+
+/**
+ * A request the server refused before routing (a dot segment, a WebSocket upgrade): one request line, its
+ * route without the `/t/<token>` segment or the query and with every registered value redacted.
+ */
+function logRefusedAtListener(deps: RequestLogDeps, registry: SecretRegistry, r: RefusedAtListener): void {
+  const snap = registry.current();
+  const route = refusedRoute(r.rawUrl, snap.kind === 'ready' ? snap.set : undefined);
+  logRefusedRequest(deps, { id: nextRequestId(), method: r.method, route, status: r.status, outcome: r.outcome, bytesOut: r.bytesOut });
+}
+
+/** A raw target without its `/t/<token>` segment (to guess the route whose error shape a refusal takes). */
+function withoutTokenSegment(rawUrl: string): string {
+  return rawUrl.replace(/^\/t\/[^/?]*/, '');
 }

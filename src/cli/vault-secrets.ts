@@ -45,7 +45,7 @@ export async function runAdd({ values, positionals }: VaultArgs, io: CliIo): Pro
   return EXIT_OK;
 }
 
-/** `vault import FILE… [--replace]` */
+/** `vault import FILE… [--replace] [--rename]` */
 export async function runImport({ values, positionals }: VaultArgs, io: CliIo): Promise<number> {
   const items: ImportItem[] = [];
   for (const file of positionals) {
@@ -60,8 +60,9 @@ export async function runImport({ values, positionals }: VaultArgs, io: CliIo): 
   }
   const vault = await unlock(io, values, true);
   try {
-    const report = must(vault.import(items, { replace: values.replace === true }));
+    const report = must(vault.import(items, { replace: values.replace === true, rename: values.rename === true }));
     const lines = [
+      ...report.renamed.map((r) => `renamed   ${r.name} -> ${r.as} (another value of ${r.name}, from ${r.source})`),
       ...report.added.map((n) => `added     ${n}`),
       ...report.updated.map((n) => `updated   ${n}`),
       ...report.unchanged.map((n) => `unchanged ${n}`),

@@ -53,9 +53,15 @@ const SUBCOMMANDS: readonly Subcommand[] = [
   {
     spec: {
       name: 'vault import',
-      usage: 'vault import FILE… [--replace] [--json]',
+      usage: 'vault import FILE… [--replace] [--rename] [--json]',
       summary: 'store every entry of dotenv files, in one transaction',
-      options: { replace: { type: 'boolean', help: 'change names that already hold a different value' }, ...KEY_FILE, ...JSON_OUT },
+      description: 'A name set to different values (in two files, or twice in one) fails the whole import, naming it and its files, unless --rename stores the later values as NAME_2, NAME_3, …',
+      options: {
+        replace: { type: 'boolean', help: 'change names that already hold a different value' },
+        rename: { type: 'boolean', help: 'store other values of a name set twice as NAME_2, NAME_3, … instead of failing' },
+        ...KEY_FILE,
+        ...JSON_OUT,
+      },
       positionals: { name: 'FILE', min: 1, max: Infinity, complete: 'file' },
     },
     run: runImport,

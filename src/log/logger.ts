@@ -17,7 +17,6 @@ export type LogEvent =
   | 'secrets_reload_failed'
   | 'request'
   | 'stream_error'
-  | 'websocket_refused'
   | 'internal_error'
   | 'watermark_disabled'
   | 'watermark_registry_error'

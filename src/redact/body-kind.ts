@@ -1,9 +1,9 @@
-// Decides how a request body is read: JSON, other text, a form, or opaque bytes that are forwarded
-// byte-exact (multipart, audio, images, octet-stream) and only gated.
+// Decides how a request body is read: JSON, other text, a form, a multipart body (whose parts are read by
+// their own types), or opaque bytes that are forwarded byte-exact (audio, images, octet-stream) and only gated.
 
 import { isUtf8 } from 'node:buffer';
 
-export type BodyKind = 'json' | 'text' | 'form' | 'binary';
+export type BodyKind = 'json' | 'text' | 'form' | 'multipart' | 'binary';
 
 const BINARY_TYPES = /^(multipart\/|audio\/|image\/|video\/|font\/|application\/(octet-stream|pdf|zip|gzip|x-tar|wasm|protobuf|x-protobuf|vnd\.))/;
 
@@ -12,6 +12,7 @@ export function classifyBody(contentType: string | undefined, body: Buffer): Bod
   const type = (contentType ?? '').split(';', 1)[0]?.trim().toLowerCase() ?? '';
   if (type.includes('json')) return 'json';
   if (type === 'application/x-www-form-urlencoded') return 'form';
+  if (type.startsWith('multipart/')) return 'multipart';
   if (BINARY_TYPES.test(type)) return 'binary';
   if (type.startsWith('text/') || type.endsWith('+xml') || type === 'application/xml' || type === 'application/javascript') return 'text';
   return sniff(body);

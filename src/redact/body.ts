@@ -1,14 +1,16 @@
-// Redaction of a request body: one automaton pass finds every registered value; each one inside a JSON
-// string (or anywhere in other text) becomes its placeholder, and every other byte is forwarded as is.
-// A value that cannot be replaced without changing the document's structure (a JSON number, a binary
-// part) is left for the gate, which blocks the request.
+// Redaction of a request body by byte surgery: every registered value found (in any form, views.ts) is
+// replaced by its placeholder where it can be without changing the document's structure — inside a JSON
+// string, anywhere in text, inside one form field, inside a text or JSON multipart part — and every other
+// byte is forwarded as is. A value left in place (a JSON number, a binary part) is the gate's to block.
 
+import { FictaError } from '../errors.ts';
 import type { BodyKind } from './body-kind.ts';
-import { inspect, selectHits } from './inspect.ts';
-import { spansInsideStrings } from './json-text.ts';
+import { classifyBody } from './body-kind.ts';
+import { inspect, notAcross, selectHits, type Hit } from './inspect.ts';
+import { insideStrings } from './json-strings.ts';
+import { multipartBoundary, parseMultipart, type MultipartPart } from './multipart.ts';
 import { replaceHits, type CountMap } from './replace.ts';
 import type { SecretSet } from './secret-set.ts';
-import { redactQueryString } from './url.ts';
 
 export interface RedactedBody {
   bytes: Buffer;
@@ -16,27 +18,63 @@ export interface RedactedBody {
   clean: boolean;
 }
 
-/** Redacts a body of the given kind, adding to `counts` per secret. */
-export function redactBody(set: SecretSet, body: Buffer, kind: BodyKind, counts: CountMap): RedactedBody {
-  if (set.size === 0 || body.length === 0) return { bytes: body, clean: true };
-  const hits = inspect(set, body, kind === 'form' ? 'text' : kind);
-  if (kind === 'form') {
-    const text = body.toString('latin1');
-    const out = redactQueryString(set, text, counts);
-    if (hits.length === 0 && out === text) return { bytes: body, clean: true };
-    return { bytes: out === text ? body : Buffer.from(out, 'latin1'), clean: false };
-  }
-  if (hits.length === 0) return { bytes: body, clean: true };
-  if (kind === 'binary') return { bytes: body, clean: false };
+/** How the gate (and the clean check) inspects a body of this kind. */
+export function bodyInspectOptions(kind: BodyKind): { binary: boolean } {
+  return { binary: kind === 'binary' || kind === 'multipart' };
+}
 
-  let chosen = selectHits(hits);
+/** Redacts a body of the given kind, adding to `counts` per secret. `contentType` is needed for multipart. */
+export function redactBody(set: SecretSet, body: Buffer, kind: BodyKind, counts: CountMap, contentType?: string): RedactedBody {
+  if (set.size === 0 || body.length === 0) return { bytes: body, clean: true };
+  const parts = kind === 'multipart' ? readParts(body, contentType) : undefined;
+  const hits = inspect(set, body, bodyInspectOptions(kind));
+  if (hits.length === 0) return { bytes: body, clean: true };
+  const chosen = parts !== undefined ? multipartHits(set, body, parts) : replaceable(body, kind, selectHits(hits));
+  return { bytes: chosen.length === 0 ? body : replaceHits(set, body, chosen, counts), clean: false };
+}
+
+/** The hits (non-overlapping, by start) that can be replaced in a body of `kind` without changing its structure. */
+function replaceable(body: Buffer, kind: BodyKind, hits: Hit[]): Hit[] {
+  if (kind === 'binary' || kind === 'multipart') return [];
   if (kind === 'json') {
-    const raw = chosen.filter((h) => !h.inString);
-    if (raw.length > 0) {
-      const inside = spansInsideStrings(body, raw.map((h) => h.start), raw.map((h) => h.end));
-      const outside = new Set(raw.filter((_, i) => inside[i] !== true));
-      if (outside.size > 0) chosen = chosen.filter((h) => !outside.has(h));
+    const inside = insideStrings(body, hits);
+    return hits.filter((_, i) => inside[i] === true);
+  }
+  if (kind === 'form') return hits.filter(notAcross(body, AMPERSAND));
+  return hits;
+}
+
+const AMPERSAND = 0x26;
+
+/**
+ * The parts of a multipart body (undefined when its framing is not recognised: it is then only gated).
+ * Refuses a part the gate cannot read through (base64, quoted-printable), as for an unknown content-encoding.
+ */
+function readParts(body: Buffer, contentType: string | undefined): MultipartPart[] | undefined {
+  const boundary = multipartBoundary(contentType);
+  const parts = boundary === undefined ? undefined : parseMultipart(body, boundary);
+  for (const p of parts ?? []) {
+    const te = p.transferEncoding;
+    if (te !== undefined && te !== '7bit' && te !== '8bit' && te !== 'binary') {
+      throw new FictaError('FICTA_BODY_UNSUPPORTED_ENCODING', `request: a multipart part uses content-transfer-encoding "${te.slice(0, 40)}" (7bit, 8bit and binary are supported)`);
     }
   }
-  return { bytes: replaceHits(set, body, chosen, counts), clean: false };
+  return parts;
+}
+
+/** Hits to replace inside the parts of a multipart body (header blocks read as text; bodies by their own type). */
+function multipartHits(set: SecretSet, body: Buffer, parts: readonly MultipartPart[]): Hit[] {
+  const out: Hit[] = [];
+  const within = (start: number, end: number, kind: BodyKind): void => {
+    if (end <= start || kind === 'binary' || kind === 'multipart') return;
+    const bytes = body.subarray(start, end);
+    const hits = inspect(set, bytes, bodyInspectOptions(kind));
+    if (hits.length === 0) return;
+    for (const h of replaceable(bytes, kind, selectHits(hits))) out.push({ start: h.start + start, end: h.end + start, secret: h.secret });
+  };
+  for (const p of parts) {
+    within(p.headerStart, p.headerEnd, 'text');
+    within(p.bodyStart, p.bodyEnd, classifyBody(p.contentType, body.subarray(p.bodyStart, p.bodyEnd)));
+  }
+  return out;
 }

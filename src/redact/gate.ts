@@ -3,11 +3,12 @@
 // independent of the rewriting code: whatever the redactor did or missed, a value still present in
 // the assembled request is a finding, and the request is not forwarded.
 
+import { bodyInspectOptions } from './body.ts';
 import type { BodyKind } from './body-kind.ts';
 import { AUTH_HEADERS, type HeaderList } from './headers.ts';
-import { inspect, type TextKind } from './inspect.ts';
+import { inspect } from './inspect.ts';
 import type { SecretSet } from './secret-set.ts';
-import { percentDecode, targetComponents, withoutParams } from './url.ts';
+import { withoutParams } from './url.ts';
 
 export interface OutgoingRequest {
   /** Path and query as they will be sent. */
@@ -30,7 +31,10 @@ export interface GateOptions {
   scannedCleanBody?: Buffer;
 }
 
-/** Every registered value that would reach the provider in `req`; empty means it may be sent. */
+/**
+ * Every registered value that would reach the provider in `req`; empty means it may be sent. Throws
+ * FICTA_BODY_TOO_DEEP when a part of it nests escapes too deeply to be checked.
+ */
 export function gateRequest(set: SecretSet, req: OutgoingRequest, options: GateOptions = {}): Finding[] {
   if (set.size === 0) return [];
   const findings = new Map<string, Finding>();
@@ -38,36 +42,25 @@ export function gateRequest(set: SecretSet, req: OutgoingRequest, options: GateO
     findings.set(`${secret}\0${surface}`, { secret, surface });
   };
 
+  // Every body kind is read in every form (views.ts); the kind only names the surface and tells binary
+  // data apart, so a mislabelled body is checked just the same.
   if (options.scannedCleanBody !== req.body) {
-    const kind: TextKind = req.bodyKind === 'form' ? 'text' : req.bodyKind;
-    for (const h of inspect(set, req.body, kind)) add(h.secret, req.bodyKind === 'binary' ? 'body (binary)' : 'body');
+    const surface = req.bodyKind === 'binary' || req.bodyKind === 'multipart' ? `body (${req.bodyKind})` : 'body';
+    for (const h of inspect(set, req.body, bodyInspectOptions(req.bodyKind))) add(h.secret, surface);
   }
-  if (req.bodyKind === 'form') {
-    for (const c of targetComponents(`?${req.body.toString('latin1')}`)) {
-      for (const h of inspect(set, Buffer.from(c.text, 'utf8'), 'text')) add(h.secret, 'body (form field)');
-    }
-  }
-
+  // The client's own credentials in the query (Gemini's `key`) are not inspected, like auth headers.
   const target = req.authQuery === undefined ? req.target : withoutParams(req.target, req.authQuery);
-  for (const h of inspect(set, Buffer.from(target, 'latin1'), 'text')) add(h.secret, surfaceOfTarget(target, h.start));
-  for (const c of targetComponents(target)) {
-    for (const h of inspect(set, Buffer.from(c.text, 'utf8'), 'text')) add(h.secret, c.surface);
-  }
-
+  for (const h of inspect(set, Buffer.from(target, 'latin1'))) add(h.secret, surfaceOfTarget(target, h.start));
   for (const [name, value] of req.headers) {
     if (AUTH_HEADERS.has(name)) continue;
-    const surface = `header ${name}`;
-    for (const h of inspect(set, Buffer.from(`${name}: ${value}`, 'latin1'), 'text')) add(h.secret, surface);
-    if (value.includes('%')) {
-      for (const h of inspect(set, Buffer.from(percentDecode(value, false), 'utf8'), 'text')) add(h.secret, surface);
-    }
+    for (const h of inspect(set, Buffer.from(`${name}: ${value}`, 'latin1'))) add(h.secret, `header ${name}`);
   }
   return [...findings.values()];
 }
 
 function surfaceOfTarget(target: string, offset: number): string {
   const q = target.indexOf('?');
-  return q !== -1 && offset > q ? 'query' : 'path';
+  return q !== -1 && offset >= q ? 'query' : 'path';
 }
 
 /** Names and surfaces of findings for the 403 message: never values. */

@@ -1,9 +1,9 @@
 // Request headers: which pass untouched (the auth allowlist the upstream needs), which are hop-by-hop
-// and dropped, and redaction of every other header value.
+// and dropped, and redaction of every other header value by byte surgery (only a value's span changes).
 
-import type { CountMap } from './replace.ts';
+import { inspect, selectHits } from './inspect.ts';
+import { replaceHits, type CountMap } from './replace.ts';
 import type { SecretSet } from './secret-set.ts';
-import { redactComponent, replaceInText } from './url.ts';
 
 /** Credentials the upstream needs: forwarded unredacted (DESIGN §2). */
 export const AUTH_HEADERS: ReadonlySet<string> = new Set([
@@ -51,15 +51,28 @@ export function forwardableHeaders(rawHeaders: readonly string[]): HeaderList {
   return out;
 }
 
-/** Redacts every non-auth header value in place; returns the same list. */
+/** Redacts every non-auth header value (every line of a repeated header) in place; returns the same list. */
 export function redactHeaders(set: SecretSet, headers: HeaderList, counts: CountMap): HeaderList {
   if (set.size === 0) return headers;
   for (const pair of headers) {
     if (AUTH_HEADERS.has(pair[0])) continue;
-    const value = pair[1];
     // Node hands header values over as latin1: read them back as the bytes that were sent.
-    const out = replaceInText(set, value, counts, 'latin1') ?? (value.includes('%') ? redactComponent(set, value, false, counts) : undefined);
-    if (out !== undefined) pair[1] = out;
+    const bytes = Buffer.from(pair[1], 'latin1');
+    const hits = selectHits(inspect(set, bytes));
+    if (hits.length > 0) pair[1] = replaceHits(set, bytes, hits, counts).toString('latin1');
   }
   return headers;
+}
+
+/** Every value of a header across its repeated lines, in order (each line's comma-separated list flattened). */
+export function headerList(headers: HeaderList, name: string): string[] {
+  const out: string[] = [];
+  for (const [n, v] of headers) {
+    if (n !== name) continue;
+    for (const item of v.split(',')) {
+      const t = item.trim();
+      if (t !== '') out.push(t);
+    }
+  }
+  return out;
 }

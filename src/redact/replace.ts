@@ -11,17 +11,20 @@ export function bump(counts: CountMap, secret: number, n = 1): void {
   counts.set(secret, (counts.get(secret) ?? 0) + n);
 }
 
-/** Returns `buf` with every hit (non-overlapping, ordered by start) replaced by its placeholder. */
+/** Returns `buf` with every hit (non-overlapping, ordered by start) replaced by its placeholder; other bytes copied as they are. */
 export function replaceHits(set: SecretSet, buf: Buffer, hits: readonly Hit[], counts: CountMap): Buffer {
   if (hits.length === 0) return buf;
-  const parts: Buffer[] = [];
+  let size = buf.length;
+  for (const h of hits) size += (set.placeholderBytes[h.secret] as Buffer).length - (h.end - h.start);
+  const out = Buffer.allocUnsafe(size);
   let pos = 0;
+  let o = 0;
   for (const h of hits) {
-    if (h.start > pos) parts.push(buf.subarray(pos, h.start));
-    parts.push(set.placeholderBytes[h.secret] as Buffer);
+    o += buf.copy(out, o, pos, h.start);
+    o += (set.placeholderBytes[h.secret] as Buffer).copy(out, o);
     bump(counts, h.secret);
     pos = h.end;
   }
-  if (pos < buf.length) parts.push(buf.subarray(pos));
-  return Buffer.concat(parts);
+  buf.copy(out, o, pos);
+  return out;
 }

@@ -1,100 +1,53 @@
-// Redaction of the request target: each path segment and each query parameter is percent-decoded,
-// inspected, and — only when it holds a registered value — rewritten; other bytes are kept as sent.
+// Redaction of the request target by byte surgery: a value found in it in any form (raw, percent-encoded,
+// escaped; views.ts) is replaced by its placeholder, and every other byte — other escapes, their case,
+// `+` — is kept as sent. A value across a `/` of the path or an `&` of the query is left for the gate.
+// Query parameters carrying the client's own credentials (Gemini's `key`) pass as they are.
 
-import { inspect, selectHits } from './inspect.ts';
+import { inspect, notAcross, selectHits, type Hit } from './inspect.ts';
 import { replaceHits, type CountMap } from './replace.ts';
 import type { SecretSet } from './secret-set.ts';
 
-/** Decodes percent-escapes (and `+` as space when `plus`), keeping malformed escapes as they are. */
-export function percentDecode(s: string, plus: boolean): string {
-  const t = plus ? s.replace(/\+/g, ' ') : s;
-  if (!t.includes('%')) return t;
-  try {
-    return decodeURIComponent(t);
-  } catch {
-    return t.replace(/(%[0-9a-fA-F]{2})+/g, (m) => {
-      try {
-        return decodeURIComponent(m);
-      } catch {
-        return m;
-      }
-    });
-  }
-}
-
-/** Redacts one percent-encoded component, decoded first; returns undefined when it holds no registered value. */
-export function redactComponent(set: SecretSet, raw: string, plus: boolean, counts: CountMap): string | undefined {
-  const decoded = percentDecode(raw, plus);
-  const decodedOut = replaceInText(set, decoded, counts);
-  if (decodedOut !== undefined) return encodeURIComponent(decodedOut);
-  // A value only visible undecoded (e.g. holding `+` or a malformed escape): replace it where it stands.
-  return decoded === raw ? undefined : replaceInText(set, raw, counts);
-}
-
-/** Replaces every registered value in `text` (whose bytes are `encoding`); undefined when there is none. */
-export function replaceInText(set: SecretSet, text: string, counts: CountMap, encoding: BufferEncoding = 'utf8'): string | undefined {
-  const buf = Buffer.from(text, encoding);
-  const hits = selectHits(inspect(set, buf, 'text'));
-  if (hits.length === 0) return undefined;
-  return replaceHits(set, buf, hits, counts).toString(encoding);
-}
+const SLASH = 0x2f;
+const AMPERSAND = 0x26;
 
 /** No query parameter passes unredacted. */
 const NO_PARAMS: ReadonlySet<string> = new Set();
 
-/** The raw (undecoded) name of one `name=value` query part. */
-function paramName(part: string): string {
-  const eq = part.indexOf('=');
-  return eq === -1 ? part : part.slice(0, eq);
+/**
+ * Redacts a request target `path?query`; returns the input when it holds no registered value. Query
+ * parameters whose raw name is in `keep` pass as they are; a name spelt any other way (`k%65y`) is
+ * redacted like any parameter.
+ */
+export function redactTarget(set: SecretSet, target: string, counts: CountMap, keep: ReadonlySet<string> = NO_PARAMS): string {
+  if (set.size === 0 || target === '') return target;
+  // Node hands the target over as latin1: read it back as the bytes that were sent.
+  const buf = Buffer.from(target, 'latin1');
+  const hits = selectHits(inspect(set, buf));
+  if (hits.length === 0) return target;
+  const q = target.indexOf('?');
+  const pathEnd = q === -1 ? buf.length : q;
+  const inPath = notAcross(buf, SLASH);
+  const inQuery = notAcross(buf, AMPERSAND);
+  const isKept = q === -1 || keep.size === 0 ? () => false : insideSpans(keptSpans(target, q, keep));
+  const chosen = hits.filter((h) => (h.end <= pathEnd ? inPath(h) : h.start > pathEnd && inQuery(h) && !isKept(h)));
+  return chosen.length === 0 ? target : replaceHits(set, buf, chosen, counts).toString('latin1');
 }
 
 /**
- * Redacts `a=b&c=d` text (a query string or a form body); returns the input when nothing matched.
- * Parameters whose raw name is in `keep` (the client's own credentials, such as Gemini's `key`) pass as
- * they are; a name spelt any other way (`k%65y`) is redacted like any parameter.
+ * `text` with every registered value (in any form) replaced by its placeholder wherever it lies, across
+ * separators too: for log lines, which need no structure, only never a value.
  */
-export function redactQueryString(set: SecretSet, query: string, counts: CountMap, keep: ReadonlySet<string> = NO_PARAMS): string {
-  if (set.size === 0 || query === '') return query;
-  const parts = query.split('&');
-  let changed = false;
-  for (let i = 0; i < parts.length; i++) {
-    const part = parts[i] as string;
-    const eq = part.indexOf('=');
-    const name = eq === -1 ? part : part.slice(0, eq);
-    if (keep.has(name)) continue;
-    const value = eq === -1 ? undefined : part.slice(eq + 1);
-    const newName = redactComponent(set, name, true, counts);
-    const newValue = value === undefined ? undefined : redactComponent(set, value, true, counts);
-    if (newName !== undefined || newValue !== undefined) {
-      changed = true;
-      parts[i] = (newName ?? name) + (value === undefined ? '' : `=${newValue ?? value}`);
-    }
-  }
-  return changed ? parts.join('&') : query;
+export function maskValues(set: SecretSet, text: string): string {
+  if (set.size === 0 || text === '') return text;
+  const buf = Buffer.from(text, 'latin1');
+  const hits = selectHits(inspect(set, buf));
+  return hits.length === 0 ? text : replaceHits(set, buf, hits, new Map()).toString('latin1');
 }
 
-/** Redacts a path (`/a/b`), segment by segment. */
-export function redactPath(set: SecretSet, path: string, counts: CountMap): string {
-  if (set.size === 0) return path;
-  const segments = path.split('/');
-  let changed = false;
-  for (let i = 0; i < segments.length; i++) {
-    const seg = segments[i] as string;
-    if (seg === '') continue;
-    const next = redactComponent(set, seg, false, counts);
-    if (next !== undefined) {
-      segments[i] = next;
-      changed = true;
-    }
-  }
-  return changed ? segments.join('/') : path;
-}
-
-/** Redacts a request target `path?query`; query parameters named in `keep` pass unredacted. */
-export function redactTarget(set: SecretSet, target: string, counts: CountMap, keep: ReadonlySet<string> = NO_PARAMS): string {
+/** The path of a target, without its query. */
+export function pathOfTarget(target: string): string {
   const q = target.indexOf('?');
-  if (q === -1) return redactPath(set, target, counts);
-  return `${redactPath(set, target.slice(0, q), counts)}?${redactQueryString(set, target.slice(q + 1), counts, keep)}`;
+  return q === -1 ? target : target.slice(0, q);
 }
 
 /** The target without the query parameters named in `drop` (what the gate inspects). */
@@ -108,17 +61,30 @@ export function withoutParams(target: string, drop: ReadonlySet<string>): string
   return `${target.slice(0, q)}?${kept.join('&')}`;
 }
 
-/** Every decoded component of a request target, for the gate. */
-export function targetComponents(target: string): Array<{ surface: 'path' | 'query'; text: string }> {
-  const out: Array<{ surface: 'path' | 'query'; text: string }> = [];
-  const q = target.indexOf('?');
-  const path = q === -1 ? target : target.slice(0, q);
-  for (const seg of path.split('/')) if (seg !== '') out.push({ surface: 'path', text: percentDecode(seg, false) });
-  if (q !== -1) {
-    for (const part of target.slice(q + 1).split('&')) {
-      if (part === '') continue;
-      out.push({ surface: 'query', text: percentDecode(part, true) });
-    }
+/** The raw (undecoded) name of one `name=value` query part. */
+function paramName(part: string): string {
+  const eq = part.indexOf('=');
+  return eq === -1 ? part : part.slice(0, eq);
+}
+
+/** [start, end) of each query part whose raw name is in `keep`, in order, as flat pairs. */
+function keptSpans(target: string, q: number, keep: ReadonlySet<string>): number[] {
+  const out: number[] = [];
+  let start = q + 1;
+  while (start <= target.length) {
+    let end = target.indexOf('&', start);
+    if (end === -1) end = target.length;
+    if (keep.has(paramName(target.slice(start, end)))) out.push(start, end);
+    start = end + 1;
   }
   return out;
+}
+
+/** A filter for hits sorted by start: true when the hit lies inside one of `spans` (sorted flat pairs); linear over all hits. */
+function insideSpans(spans: readonly number[]): (h: Hit) => boolean {
+  let i = 0;
+  return (h) => {
+    while (i < spans.length && (spans[i + 1] as number) <= h.start) i += 2;
+    return i < spans.length && h.start >= (spans[i] as number) && h.end <= (spans[i + 1] as number);
+  };
 }

@@ -14,10 +14,14 @@ export interface DotenvEntry {
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 
-/** Parses dotenv text; a later duplicate name replaces the earlier one. */
+/**
+ * Parses dotenv text into every assignment, in order. A name assigned twice appears twice: as a list of
+ * secrets both values matter (dropping one would let it reach the provider raw), so callers decide —
+ * serve protects every value, `vault import` refuses different values for one name unless asked to rename.
+ */
 export function parseDotenv(text: string, source = 'env file'): Result<DotenvEntry[]> {
   const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  const entries = new Map<string, DotenvEntry>();
+  const entries: DotenvEntry[] = [];
   let i = 0;
   let line = 1;
   const n = src.length;
@@ -68,9 +72,9 @@ export function parseDotenv(text: string, source = 'env file'): Result<DotenvEnt
       value = raw.trim();
       i = lineEnd;
     }
-    entries.set(name, { name, value, line: startLine });
+    entries.push({ name, value, line: startLine });
   }
-  return ok([...entries.values()]);
+  return ok(entries);
 }
 
 function skipToLineEnd(src: string, i: number): number {

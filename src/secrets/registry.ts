@@ -55,7 +55,7 @@ export async function loadAll(sources: readonly SecretSource[]): Promise<Result<
   for (const s of sources) {
     const r = await s.load();
     if (!r.ok) return r;
-    all.push(...r.value);
+    for (const e of r.value) all.push(e); // not a spread: a source may hold more entries than a call takes arguments
   }
   return ok(all);
 }

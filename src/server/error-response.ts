@@ -16,6 +16,8 @@ const BY_CODE: Record<string, { status: number; type: string }> = {
   FICTA_BODY_TOO_LARGE: { status: 413, type: 'ficta_body_too_large' },
   FICTA_BODY_UNSUPPORTED_ENCODING: { status: 415, type: 'ficta_unsupported_encoding' },
   FICTA_BODY_MALFORMED: { status: 400, type: 'ficta_bad_request' },
+  FICTA_BODY_TOO_DEEP: { status: 400, type: 'ficta_too_deeply_encoded' },
+  FICTA_TARGET_DOT_SEGMENT: { status: 400, type: 'ficta_bad_request' },
   FICTA_VAULT_UNAVAILABLE: { status: 503, type: 'ficta_vault_unavailable' },
   FICTA_UNAUTHORIZED: { status: 401, type: 'ficta_unauthorized' },
   FICTA_UPSTREAM_UNREACHABLE: { status: 502, type: 'ficta_upstream_error' },

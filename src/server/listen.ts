@@ -1,15 +1,19 @@
-// Starting and stopping the HTTP server: listen, refuse WebSocket upgrades at once (clients such as
-// Codex then fall back to HTTP; nothing is tunnelled unredacted), refuse proxy CONNECT tunnels (an
-// agent given ficta as its HTTPS proxy so that its side traffic goes nowhere), and shut down gracefully
-// — stop accepting, let in-flight requests finish within a grace period, then close what remains.
+// Starting and stopping the HTTP server: listen, refuse dot segments before anything routes by the path,
+// refuse WebSocket upgrades at once (clients such as Codex then fall back to HTTP; nothing is tunnelled
+// unredacted), refuse proxy CONNECT tunnels (an agent given ficta as its HTTPS proxy so that its side
+// traffic goes nowhere), and shut down gracefully — stop accepting, let in-flight requests finish within a
+// grace period, then close what remains.
 
 import { createAdaptorServer } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import type { Hono } from 'hono';
 import type { Logger } from '../log/logger.ts';
 import { logEvent } from '../log/logger.ts';
-import { openaiErrors } from '../providers/error-shapes.ts';
+import type { Outcome } from '../log/outcomes.ts';
+import { openaiErrors, type ErrorShape } from '../providers/error-shapes.ts';
+import { dotSegmentError, hasDotSegment } from './dot-segments.ts';
+import { sendError, toHttpError } from './error-response.ts';
 
 export interface RunningServer {
   server: Server;
@@ -41,30 +45,66 @@ export function createInFlight(): InFlight & { start(): void; end(): void } {
   return s;
 }
 
+/** A request answered by the server itself, before any route (to log and count it like any request). */
+export interface RefusedAtListener {
+  method: string;
+  /** The target as the client sent it: may hold the access token or a registered value, so never logged as it is. */
+  rawUrl: string;
+  status: number;
+  outcome: Outcome;
+  bytesOut: number;
+}
+
+export interface ListenOptions {
+  /** The error shape of the route a raw target would take (its client's SDK reads it); OpenAI's by default. */
+  errorShapeFor?: (rawUrl: string) => ErrorShape;
+  /** Told of each request refused before routing: a dot segment (400) or a WebSocket upgrade (426). */
+  onRefused?: (refused: RefusedAtListener) => void;
+  /** Told of each refused CONNECT: its target as the client sent it, and the bytes of the answer. */
+  onTunnelRefused?: (target: string, bytesOut: number) => void;
+}
+
 /**
- * Listens on host:port (0 = any free port). `onTunnelRefused` is told the target of each refused CONNECT
- * (as the client sent it) and the bytes of the answer, to log and count it.
+ * An http.Server whose requests first pass the raw-target check: a dot segment is refused (400, in the
+ * route's error shape) before hono normalises the path it routes by, or @hono/node-server answers a bare
+ * 400 for a backslash — the raw target is what would be forwarded (DESIGN §2).
  */
-export async function listen(app: Hono<any>, host: string, port: number, inFlight: InFlight, logger: Logger, onTunnelRefused: (target: string, bytesOut: number) => void = () => {}): Promise<RunningServer> {
-  const server = createAdaptorServer({ fetch: app.fetch, hostname: host }) as Server;
+function guardedServer(options: ListenOptions): (serverOptions: ServerOptions, listener?: RequestListener) => Server {
+  return (serverOptions, listener) =>
+    createServer(serverOptions, (req: IncomingMessage, res: ServerResponse) => {
+      const raw = req.url ?? '/';
+      if (!hasDotSegment(raw)) {
+        listener?.(req, res);
+        return;
+      }
+      req.resume();
+      const bytesOut = sendError(res, options.errorShapeFor?.(raw) ?? openaiErrors, toHttpError(dotSegmentError()));
+      options.onRefused?.({ method: req.method ?? 'GET', rawUrl: raw, status: 400, outcome: 'bad_request', bytesOut });
+    });
+}
+
+/** Listens on host:port (0 = any free port). */
+export async function listen(app: Hono<any>, host: string, port: number, inFlight: InFlight, logger: Logger, options: ListenOptions = {}): Promise<RunningServer> {
+  const server = createAdaptorServer({ fetch: app.fetch, hostname: host, createServer: guardedServer(options) as unknown as typeof createServer }) as Server;
   // LLM calls can think for minutes before the first byte; the upstream timeouts govern instead.
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;
   server.keepAliveTimeout = 5_000;
 
   server.on('upgrade', (req, socket) => {
-    logEvent(logger, 'info', 'websocket_refused', { path: (req.url ?? '').split('?')[0] });
-    const body = openaiErrors.format(426, 'ficta_websocket_unsupported', 'ficta: WebSocket is not supported; use HTTP (SSE) streaming');
+    const body = (options.errorShapeFor?.(req.url ?? '/') ?? openaiErrors).format(426, 'ficta_websocket_unsupported', 'ficta: WebSocket is not supported; use HTTP (SSE) streaming');
     socket.end(
       `HTTP/1.1 426 Upgrade Required\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
     );
+    // Logged like any refused request: the route with the token segment dropped and values redacted.
+    options.onRefused?.({ method: req.method ?? 'GET', rawUrl: req.url ?? '/', status: 426, outcome: 'websocket_refused', bytesOut: Buffer.byteLength(body) });
   });
 
   // `ficta gemini` points the agent's HTTPS_PROXY here: whatever would bypass the base URL (usage
   // statistics, update checks) ends in this refusal instead of reaching its vendor.
   server.on('connect', (req, socket) => {
     socket.end('HTTP/1.1 403 Forbidden\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
-    onTunnelRefused(req.url ?? '', 0);
+    options.onTunnelRefused?.(req.url ?? '', 0);
   });
 
   await new Promise<void>((resolve, reject) => {

@@ -11,14 +11,15 @@ import type { UpstreamEntry } from '../providers/upstreams.ts';
 import { classifyBody } from '../redact/body-kind.ts';
 import { redactBody } from '../redact/body.ts';
 import { describeFindings, gateRequest, type Finding } from '../redact/gate.ts';
-import { forwardableHeaders, redactHeaders, type HeaderList } from '../redact/headers.ts';
+import { forwardableHeaders, headerList, redactHeaders, type HeaderList } from '../redact/headers.ts';
 import type { SecretSet } from '../redact/secret-set.ts';
-import { redactTarget } from '../redact/url.ts';
+import { maskValues, pathOfTarget, redactTarget } from '../redact/url.ts';
 import { createRestoreStats } from '../restore/restore-bytes.ts';
 import { unavailableError, type SecretRegistry } from '../secrets/registry.ts';
+import { dotSegmentError, hasDotSegment } from './dot-segments.ts';
 import { sendError, toHttpError } from './error-response.ts';
 import { decodeBody, parseContentEncoding, readBody, SUPPORTED_CODINGS } from './request-body.ts';
-import { writeRequestLog, type RequestLog } from './request-log.ts';
+import { firstSegmentOnly, writeRequestLog, type RequestLog } from './request-log.ts';
 import type { RunStats } from './stats.ts';
 import { createResponseWriter, type ResponseWriter } from './response-writer.ts';
 import type { UpstreamClient } from './upstream.ts';
@@ -54,7 +55,10 @@ export async function proxyRequest(deps: ProxyDeps, route: ResolvedRoute, req: I
   const log: RequestLog = {
     id: nextRequestId(),
     method: req.method ?? 'GET',
-    route: route.pathname,
+    // Until the target is redacted, only the first segment the route matched (its name: `/anthropic/…`,
+    // `/v1/…`) is shown; the rest of the path could hold a value.
+    route: firstSegmentOnly(pathOfTarget(req.url ?? '/').replace(/^\/t\/[^/]*/, '')),
+    site: 'start',
     provider: route.provider,
     adapter: route.adapter.id,
     bytesIn: 0,
@@ -79,7 +83,13 @@ export async function proxyRequest(deps: ProxyDeps, route: ResolvedRoute, req: I
   try {
     if (snapshot.kind === 'unavailable') throw unavailableError(snapshot);
     set = snapshot.set;
-    await forward(deps, route, req, res, set, log, client, publicBase);
+    // The target is redacted first, so every log line of this request shows the redacted path (a value
+    // across a `/`, which the gate blocks, is masked in the log too).
+    log.site = 'redact-target';
+    const target = redactTarget(set, route.target, log.redactions, route.authQuery);
+    log.route = maskValues(set, pathOfTarget(target));
+    if (hasDotSegment(route.target)) throw dotSegmentError();
+    await forward(deps, route, target, req, res, set, log, client, publicBase);
   } catch (error) {
     if (isFictaError(error, 'FICTA_CLIENT_ABORTED') || client.gone) {
       log.outcome = 'client_aborted';
@@ -92,7 +102,7 @@ export async function proxyRequest(deps: ProxyDeps, route: ResolvedRoute, req: I
         log.upstream = route.upstream.origin;
         log.error = transportCode(error);
       }
-      if (!isFictaError(error)) logEvent(deps.logger, 'error', 'internal_error', { id: log.id, error: safeErrorName(error) });
+      if (!isFictaError(error)) logEvent(deps.logger, 'error', 'internal_error', { id: log.id, site: log.site, error: safeErrorName(error) });
       log.bytesOut += sendError(res, route.errorShape, http, { 'x-ficta-request-id': log.id, ...(http.status === 413 ? { connection: 'close' } : {}) });
     }
   } finally {
@@ -104,6 +114,7 @@ export async function proxyRequest(deps: ProxyDeps, route: ResolvedRoute, req: I
 async function forward(
   deps: ProxyDeps,
   route: ResolvedRoute,
+  redactedTarget: string,
   req: IncomingMessage,
   res: ServerResponse,
   set: SecretSet,
@@ -113,22 +124,28 @@ async function forward(
 ): Promise<void> {
   const method = log.method;
   const hasBody = method !== 'GET' && method !== 'HEAD';
+  log.site = 'read-body';
   const raw = hasBody ? await readBody(req, deps.limits.maxBodyBytes) : Buffer.alloc(0);
   log.bytesIn = raw.length;
 
+  log.site = 'decode-body';
   const headers = forwardableHeaders(req.rawHeaders);
-  const codings = parseContentEncoding(headerValue(headers, 'content-encoding'));
+  // Every content-encoding line counts (RFC 9110 §5.3: repeated lines form one list), undone in reverse.
+  const codings = parseContentEncoding(headerList(headers, 'content-encoding'));
   const body = codings.length === 0 ? raw : await decodeBody(raw, codings, deps.limits.maxDecodedBytes);
   const sendHeaders = codings.length === 0 ? headers : headers.filter(([n]) => n !== 'content-encoding');
 
+  log.site = 'redact';
   // File bytes (uploads) are forwarded byte-exact and only gated, whatever content-type they carry.
-  const kind = route.upstream.isFileBody(route.pathname, (n) => headerValue(sendHeaders, n)) ? 'binary' : classifyBody(headerValue(sendHeaders, 'content-type'), body);
-  const redacted = redactBody(set, body, kind, log.redactions);
+  const contentType = headerValue(sendHeaders, 'content-type');
+  const kind = route.upstream.isFileBody(route.pathname, (n) => headerValue(sendHeaders, n)) ? 'binary' : classifyBody(contentType, body);
+  const redacted = redactBody(set, body, kind, log.redactions, contentType);
   const upstream = route.upstream;
-  const target = upstream.basePath + redactTarget(set, route.target, log.redactions, route.authQuery);
+  const target = upstream.basePath + redactedTarget;
   redactHeaders(set, sendHeaders, log.redactions);
   filterAcceptEncoding(sendHeaders);
 
+  log.site = 'gate';
   const findings = gateRequest(
     set,
     { target, headers: sendHeaders, body: redacted.bytes, bodyKind: kind, authQuery: route.authQuery },
@@ -139,8 +156,9 @@ async function forward(
   // Watermark after the gate, then gate again: the marked bytes are what is sent (DESIGN §1).
   let outBody = redacted.bytes;
   if (deps.watermarker !== undefined && hasBody && kind === 'json') {
+    log.site = 'watermark';
     const sessionId = deps.watermarker.sessionFor((n) => headerValue(sendHeaders, n));
-    const marked = deps.watermarker.markRequestBody(redacted.bytes, { provider: route.provider, route: route.pathname, sessionId, requestId: log.id });
+    const marked = deps.watermarker.markRequestBody(redacted.bytes, { provider: route.provider, route: log.route, sessionId, requestId: log.id });
     if (marked.body !== redacted.bytes) {
       const again = gateRequest(set, { target, headers: sendHeaders, body: marked.body, bodyKind: kind, authQuery: route.authQuery });
       if (again.length > 0) block(set, log, again);
@@ -153,6 +171,7 @@ async function forward(
   if (hasBody) flat.push('content-length', String(outBody.length));
   log.bytesUp = hasBody ? outBody.length : 0;
 
+  log.site = 'upstream';
   const t0 = performance.now();
   await new Promise<void>((resolve, reject) => {
     let writer: ResponseWriter | undefined;
@@ -168,6 +187,7 @@ async function forward(
       { origin: upstream.origin, path: target, method, headers: flat, body: hasBody ? outBody : undefined },
       {
         onHead(status, upstreamHeaders) {
+          log.site = 'response';
           log.upstreamHeadersMs = performance.now() - t0;
           log.status = status;
           const headers = publicBase === undefined ? upstreamHeaders : pointBackThroughProxy(upstreamHeaders, route.upstream, publicBase);

@@ -58,13 +58,21 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
   });
 }
 
-/** The codings of a content-encoding header in the order they were applied (`identity` dropped). */
-export function parseContentEncoding(header: string | undefined): string[] {
+/**
+ * The codings of a content-encoding header in the order they were applied (`identity` dropped), from one
+ * header value or from every line of a repeated header.
+ */
+export function parseContentEncoding(header: string | readonly string[] | undefined): string[] {
   if (header === undefined) return [];
-  return header
-    .split(',')
-    .map((s) => s.trim().toLowerCase())
-    .filter((s) => s !== '' && s !== 'identity');
+  const lines = typeof header === 'string' ? [header] : header;
+  const out: string[] = [];
+  for (const line of lines) {
+    for (const item of line.split(',')) {
+      const c = item.trim().toLowerCase();
+      if (c !== '' && c !== 'identity') out.push(c);
+    }
+  }
+  return out;
 }
 
 /**

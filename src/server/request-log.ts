@@ -1,13 +1,14 @@
 // The request log line and run totals: one `request` event per request (proxied, blocked, refused for
-// a missing token or an unknown route, a refused CONNECT tunnel), at warn level when it is a problem
-// (blocked, egress refused, upstream failure, vault unavailable) so it reaches a warnings-only log.
-// Names and counts only, never a value.
+// a missing token, an unknown route or a dot segment, a refused WebSocket upgrade or CONNECT tunnel), at
+// warn level when it is a problem (blocked, egress refused, upstream failure, vault unavailable) so it
+// reaches a warnings-only log. Names and counts only, never a value.
 
 import { logEvent, type Logger } from '../log/logger.ts';
 import { PROBLEM_OUTCOMES, type Outcome } from '../log/outcomes.ts';
 import type { CountMap } from '../redact/replace.ts';
 import type { SecretSet } from '../redact/secret-set.ts';
-import { redactPath, replaceInText } from '../redact/url.ts';
+import { inspect } from '../redact/inspect.ts';
+import { maskValues } from '../redact/url.ts';
 import type { RestoreStats } from '../restore/restore-bytes.ts';
 import type { RunStats } from './stats.ts';
 
@@ -21,7 +22,10 @@ export interface BlockedFinding {
 export interface RequestLog {
   id: string;
   method: string;
+  /** The request's path with every registered value replaced (until it is redacted: only its first segment). */
   route: string;
+  /** The stage the request is in, logged with an internal error. */
+  site: string;
   provider: string;
   adapter: string;
   status?: number;
@@ -93,8 +97,9 @@ export interface RefusedRequest {
 }
 
 /**
- * Logs and counts a request answered before any proxying: 401 (token missing or wrong), 404 (no route)
- * or 403 for a CONNECT tunnel (`egress_refused`).
+ * Logs and counts a request answered before any proxying: 401 (token missing or wrong), 404 (no route),
+ * 400 for a dot segment, 426 for a WebSocket upgrade (`websocket_refused`) or 403 for a CONNECT tunnel
+ * (`egress_refused`).
  */
 export function logRefusedRequest(deps: RequestLogDeps, r: RefusedRequest): void {
   const blocked = r.blocked ?? [];
@@ -121,17 +126,22 @@ const MAX_TUNNEL_TARGET = 255;
  */
 export function tunnelRoute(target: string, set: SecretSet | undefined): { route: string; blocked: BlockedFinding[] } {
   if (set === undefined) return { route: 'withheld', blocked: [] };
-  const counts: CountMap = new Map();
-  if (replaceInText(set, target, counts) === undefined) return { route: target.length > MAX_TUNNEL_TARGET ? `${target.slice(0, MAX_TUNNEL_TARGET)}…` : target, blocked: [] };
+  let secrets: number[];
+  try {
+    secrets = inspect(set, Buffer.from(target, 'latin1')).map((h) => h.secret);
+  } catch {
+    return { route: 'withheld', blocked: [] }; // too deeply encoded to be checked: shown as nothing
+  }
+  if (secrets.length === 0) return { route: target.length > MAX_TUNNEL_TARGET ? `${target.slice(0, MAX_TUNNEL_TARGET)}…` : target, blocked: [] };
   const names = new Set<string>();
-  for (const idx of counts.keys()) names.add(set.names[idx] as string);
+  for (const idx of secrets) names.add(set.names[idx] as string);
   return { route: 'withheld', blocked: [...names].map((secret) => ({ secret, surface: 'connect_target' })) };
 }
 
 /**
  * The route logged for a refused request: the path without its query and without any `/t/<token>`
- * segment (a right or wrong token is never logged), with registered values redacted — or only its first
- * segment when the secrets are unavailable.
+ * segment (a right or wrong token is never logged), with every registered value replaced by its
+ * placeholder — or only its first segment when the secrets are unavailable.
  */
 export function refusedRoute(rawUrl: string, set: SecretSet | undefined): string {
   const q = rawUrl.indexOf('?');
@@ -140,8 +150,18 @@ export function refusedRoute(rawUrl: string, set: SecretSet | undefined): string
     const end = path.indexOf('/', 3);
     path = end === -1 ? '/' : path.slice(end);
   }
-  if (set === undefined) return `/${path.split('/')[1] ?? ''}${path.split('/').length > 2 ? '/…' : ''}`;
-  return redactPath(set, path, new Map());
+  if (set === undefined) return firstSegmentOnly(path);
+  try {
+    return maskValues(set, path);
+  } catch {
+    return '/…'; // FICTA_BODY_TOO_DEEP: escapes nested past what can be checked, so nothing of it is shown
+  }
+}
+
+/** `/v1/…` for `/v1/anything`: a path shown without what it could hide. */
+export function firstSegmentOnly(path: string): string {
+  const segments = path.split('/', 3);
+  return `/${segments[1] ?? ''}${segments.length > 2 ? '/…' : ''}`;
 }
 
 function namedCounts(set: SecretSet | undefined, counts: CountMap): Record<string, number> {

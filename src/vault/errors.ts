@@ -23,6 +23,7 @@ export type VaultErrorCode =
   | 'FICTA_VAULT_NAME_INVALID'
   | 'FICTA_VAULT_NAME_EXISTS'
   | 'FICTA_VAULT_NAME_UNKNOWN'
+  | 'FICTA_VAULT_DUPLICATE_NAME' // an import sets one name to different values
   | 'FICTA_VAULT_VALUE_INVALID' // empty, too short, too long or not UTF-8
   | 'FICTA_VAULT_PASSPHRASE_WEAK'
   | 'FICTA_VAULT_PASSPHRASE_MISMATCH'

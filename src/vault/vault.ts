@@ -35,6 +35,19 @@ export interface ImportReport {
   updated: string[];
   unchanged: string[];
   skipped: Array<{ name: string; reason: SkipReason }>;
+  /** Values stored under a new name because their name already held another value in this import (`rename`). */
+  renamed: Array<{ name: string; as: string; source: string }>;
+}
+
+export interface ImportOptions {
+  /** Update names already in the vault with another value (otherwise that fails the whole import). */
+  replace?: boolean;
+  /**
+   * A name given different values within the import: store each later value as NAME_2, NAME_3, … instead
+   * of failing the whole import (the first value keeps the name).
+   */
+  rename?: boolean;
+  onProgress?: (done: number, total: number) => void;
 }
 
 interface Snapshot {
@@ -143,16 +156,24 @@ export class Vault {
   }
 
   /** Imports many secrets in one transaction: all of them, or (on any error) none. */
-  import(items: readonly ImportItem[], options: { replace?: boolean; onProgress?: (done: number, total: number) => void } = {}): Result<ImportReport> {
-    const report: ImportReport = { added: [], updated: [], unchanged: [], skipped: [] };
-    const valid = new Map<string, ImportItem>();
+  import(items: readonly ImportItem[], options: ImportOptions = {}): Result<ImportReport> {
+    const report: ImportReport = { added: [], updated: [], unchanged: [], skipped: [], renamed: [] };
+    const accepted: ImportItem[] = [];
     for (const item of items) {
       if (!checkName(item.name).ok) { report.skipped.push({ name: item.name, reason: 'invalid name' }); continue; }
       const problem = valueProblem(item.value);
-      valid.delete(item.name); // a later duplicate wins, and keeps its own position
       if (problem !== undefined) { report.skipped.push({ name: item.name, reason: problem }); continue; }
-      valid.set(item.name, item);
+      accepted.push(item);
     }
+    // A name set twice to different values (two files, or one file twice) must not drop one of them
+    // silently: the value left out would reach the provider raw. Fail naming it, or rename on request.
+    const taken = (name: string): boolean => {
+      const h = this.has(name);
+      return !h.ok || h.value;
+    };
+    const resolved = resolveDuplicates(accepted, options.rename === true ? taken : undefined, report);
+    if (!resolved.ok) return resolved;
+    const valid = resolved.value;
     const conflicts: string[] = [];
     return this.attempt(() => this.mutate((tx) => {
       const now = Date.now();
@@ -386,4 +407,38 @@ export class Vault {
 /** A copy a transaction may change; it replaces the cache only once the transaction committed. */
 function copySnapshot(s: Snapshot): Snapshot {
   return { version: s.version, records: new Map(s.records) };
+}
+
+/**
+ * One item per name: equal values for a name collapse into one (the first keeps its position); different
+ * values fail with FICTA_VAULT_DUPLICATE_NAME naming each such name and where it came from, or, when
+ * `taken` (renaming) is given, later values take the first NAME_2, NAME_3, … used neither in the import
+ * nor in the vault (recorded in the report).
+ */
+function resolveDuplicates(items: readonly ImportItem[], taken: ((name: string) => boolean) | undefined, report: ImportReport): Result<Map<string, ImportItem>> {
+  const byName = new Map<string, ImportItem[]>();
+  for (const item of items) {
+    const list = byName.get(item.name);
+    if (list === undefined) byName.set(item.name, [item]);
+    else if (!list.some((o) => o.value === item.value)) list.push(item);
+  }
+  const conflicts = [...byName.entries()].filter(([, list]) => list.length > 1);
+  if (conflicts.length > 0 && taken === undefined) {
+    const shown = conflicts.slice(0, 5).map(([name, list]) => `${name} (${[...new Set(list.map((i) => i.source))].join(', ')})`).join('; ');
+    const more = conflicts.length > 5 ? `; … (${conflicts.length} names in all)` : '';
+    return err(vaultError('FICTA_VAULT_DUPLICATE_NAME', `import: a name is set to different values: ${shown}${more}; nothing was imported (keep one value per name, or use --rename to store the others as NAME_2, …)`));
+  }
+  const out = new Map<string, ImportItem>();
+  for (const [name, list] of byName) out.set(name, list[0] as ImportItem);
+  for (const [name, list] of conflicts) {
+    let n = 2;
+    for (const item of list.slice(1)) {
+      while (byName.has(`${name}_${n}`) || out.has(`${name}_${n}`) || taken?.(`${name}_${n}`) === true) n++;
+      const as = `${name}_${n}`;
+      if (!checkName(as).ok) return err(vaultError('FICTA_VAULT_NAME_INVALID', `import: ${name} is set to different values and ${as} is not a valid name`));
+      out.set(as, { ...item, name: as });
+      report.renamed.push({ name, as, source: item.source });
+    }
+  }
+  return ok(out);
 }

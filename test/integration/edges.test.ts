@@ -133,7 +133,7 @@ describe('the gate over HTTP', () => {
     const before = up.requests.length;
     const blocked = await post('/openai/v1/audio/transcriptions', dirty, { 'content-type': `multipart/form-data; boundary=${boundary}` });
     expect(blocked.status).toBe(403);
-    expect(blocked.json.error.message).toContain('OPENAI_KEY in body (binary)');
+    expect(blocked.json.error.message).toContain('OPENAI_KEY in body (multipart)');
     expect(up.requests.length).toBe(before);
   });
 });

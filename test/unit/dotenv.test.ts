@@ -42,7 +42,9 @@ describe('parseDotenv', () => {
     }
   });
 
-  it('lets a later duplicate replace an earlier one', () => {
-    expect(parse('A=1\nA=2\n')).toEqual({ A: '2' });
+  it('keeps every assignment of a name, in order (as secrets, both values matter)', () => {
+    const r = parseDotenv('A=first-value\nB=x\nA=second-value\n');
+    if (!r.ok) throw r.error;
+    expect(r.value.map((e) => [e.name, e.value, e.line])).toEqual([['A', 'first-value', 1], ['B', 'x', 2], ['A', 'second-value', 3]]);
   });
 });

@@ -123,7 +123,7 @@ describe('redactBody (other kinds)', () => {
 
   it('classifies bodies by content type and sniffing', () => {
     expect(classifyBody('application/json; charset=utf-8', Buffer.from('{}'))).toBe('json');
-    expect(classifyBody('multipart/form-data; boundary=x', Buffer.from('--x'))).toBe('binary');
+    expect(classifyBody('multipart/form-data; boundary=x', Buffer.from('--x'))).toBe('multipart');
     expect(classifyBody('audio/wav', Buffer.from('RIFF'))).toBe('binary');
     expect(classifyBody(undefined, Buffer.from(' {"a":1}'))).toBe('json');
     expect(classifyBody(undefined, Buffer.from([0xff, 0xfe, 0x00]))).toBe('binary');
@@ -167,7 +167,7 @@ describe('gate', () => {
   it('checks the decoded bytes, so a gzip body is only as safe as its contents', () => {
     // The proxy decodes before redacting; a gzip body forwarded undecoded would hide the value from a byte scan.
     const gz = gzipSync(Buffer.from(JSON.stringify({ a: KEY })));
-    expect(inspect(set, gz, 'binary')).toEqual([]);
+    expect(inspect(set, gz, { binary: true })).toEqual([]);
   });
 });
 

@@ -53,20 +53,43 @@ describe('vault API', () => {
     v.close();
   });
 
-  test('import reports added, updated, unchanged and skipped by name; the last duplicate wins', async () => {
+  test('import reports added, updated, unchanged and skipped by name; a name given one value twice is one entry', async () => {
     t = tempHome();
     const v = await makeVault(t.path, { KEEP: 'keep-me-12345', CHANGE: 'old-value-12345' });
     const r = v.import([
       { name: 'KEEP', value: 'keep-me-12345', source: 'file:a' },
       { name: 'CHANGE', value: 'new-value-12345', source: 'file:a' },
       { name: 'NEW', value: 'first-0000000', source: 'file:a' },
-      { name: 'NEW', value: 'second-000000', source: 'file:b' },
+      { name: 'NEW', value: 'first-0000000', source: 'file:b' },
       { name: 'TINY', value: 'abc', source: 'file:a' },
       { name: 'BLANK', value: '', source: 'file:a' },
     ], { replace: true });
     if (!r.ok) throw r.error;
-    expect(r.value).toEqual({ added: ['NEW'], updated: ['CHANGE'], unchanged: ['KEEP'], skipped: [{ name: 'TINY', reason: 'too short' }, { name: 'BLANK', reason: 'empty' }] });
-    expectSecrets(v.entries(), { KEEP: 'keep-me-12345', CHANGE: 'new-value-12345', NEW: 'second-000000' });
+    expect(r.value).toEqual({ added: ['NEW'], updated: ['CHANGE'], unchanged: ['KEEP'], skipped: [{ name: 'TINY', reason: 'too short' }, { name: 'BLANK', reason: 'empty' }], renamed: [] });
+    expectSecrets(v.entries(), { KEEP: 'keep-me-12345', CHANGE: 'new-value-12345', NEW: 'first-0000000' });
+    v.close();
+  });
+
+  test('import of a name given different values fails whole, naming it and its sources; rename keeps every value', async () => {
+    t = tempHome();
+    const v = await makeVault(t.path, { KEEP: 'keep-me-12345', NEW_2: 'taken-already-1' });
+    const items = [
+      { name: 'FRESH', value: 'fresh-value-123', source: 'file:a' },
+      { name: 'NEW', value: 'first-0000000', source: 'file:a' },
+      { name: 'NEW', value: 'second-000000', source: 'file:b' },
+      { name: 'NEW', value: 'third-0000000', source: 'file:b' },
+    ];
+    const r = v.import(items);
+    expectCode(r, 'FICTA_VAULT_DUPLICATE_NAME');
+    expect(!r.ok && r.error.message).toContain('NEW (file:a, file:b)');
+    expect(!r.ok && r.error.message).not.toContain('0000000');
+    expectSecrets(v.entries(), { KEEP: 'keep-me-12345', NEW_2: 'taken-already-1' }); // nothing imported
+    const renamed = v.import(items, { rename: true });
+    if (!renamed.ok) throw renamed.error;
+    // NEW_2 is already in the vault: the next free names are used.
+    expect(renamed.value.renamed).toEqual([{ name: 'NEW', as: 'NEW_3', source: 'file:b' }, { name: 'NEW', as: 'NEW_4', source: 'file:b' }]);
+    expect(renamed.value.added).toEqual(['FRESH', 'NEW', 'NEW_3', 'NEW_4']);
+    expectSecrets(v.entries(), { KEEP: 'keep-me-12345', NEW_2: 'taken-already-1', FRESH: 'fresh-value-123', NEW: 'first-0000000', NEW_3: 'second-000000', NEW_4: 'third-0000000' });
     v.close();
   });
 

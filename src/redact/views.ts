@@ -1,0 +1,272 @@
+// Decoded views: where a buffer holds an escape that could hide a registered value from the automaton's
+// compiled forms, the ranges holding it are decoded (JSON string escapes, percent-escapes) into a child
+// view that is scanned the same way, recursively, with hits mapped back to source bytes.
+//
+// When a view needs an escape-decoded child: escaping only doubles backslashes and escapes quotes, so any
+// `\u` or `\/` escape at any nesting level shows in the view as a `\u` / `\/` byte pair (`\u005c` is one
+// itself). Without such a pair every level uses simple escapes only, which are canonical — exactly what
+// the compiled forms (depths 0–3, FORM_DEPTHS) match — unless strings nest deeper than that: an escape at
+// depth ≥ 4 is a run of ≥ 8 backslashes. So a child is decoded when a view holds a `\u` pair standing for
+// a relevant character (relevance.ts: one a value holds, or one that builds an escape — `\u005c`, the
+// letters `u n r t b f`, hex digits — whatever the values hold), a run of 8 backslashes, or a `\/` pair
+// when some value holds a slash. Percent-decoded children follow a relevant `%XX`, and `+` → space
+// children any `+` when some value holds a space. Total work is bounded: at most MAX_DECODE_DEPTH levels
+// and DECODE_BUDGET_FACTOR × the input in decoded bytes; past either the input is refused
+// (FICTA_BODY_TOO_DEEP), never passed unchecked.
+
+import { FictaError } from '../errors.ts';
+import { decodeEscapesInto, mapEscapeOffsets } from './escape-decode.ts';
+import { closingQuote, openingQuote } from './json-strings.ts';
+import { pointKey, WindowSink, type DecodeState, type MapPoint } from './decode-state.ts';
+import { decodePercentInto, mapPercentOffsets } from './percent-decode.ts';
+import { relevanceOf, type Relevance } from './relevance.ts';
+import type { SecretSet } from './secret-set.ts';
+import { createTriggerFinder, type TriggerKind } from './triggers.ts';
+
+/** A registered value found at source bytes [start, end). */
+export interface Hit {
+  start: number;
+  end: number;
+  secret: number;
+}
+
+/**
+ * Levels of decoding a view may go through. JSON text nested in strings needs one per level; legitimate
+ * requests use at most 3–5 (tool arguments inside tool results inside a batch line), and a run of
+ * backslashes deep enough to need 16 levels is 65,536 bytes long, so only a crafted chain of `\u005c`
+ * escapes gets here.
+ */
+export const MAX_DECODE_DEPTH = 16;
+
+/**
+ * Decoded bytes allowed per input byte, over all views of one input (a view holds only the strings that
+ * need decoding). A Python client's body whose every string holds a relevant `\u` escape and URLs with
+ * percent-escapes decodes about 2× its size. At about 8.5 ms/MB per level of decoding (a crafted chain
+ * of `\u005c` escapes in every string), 4× keeps a request under ~50 ms per MB.
+ */
+export const DECODE_BUDGET_FACTOR = 4;
+const DECODE_BUDGET_SLACK = 1 << 20;
+
+type ViewKind = TriggerKind;
+const KINDS: readonly ViewKind[] = ['escape', 'percent', 'plus'];
+
+interface View {
+  buf: Buffer;
+  /** Ranges [start, end) of `buf` that hold decoded bytes, as flat pairs. */
+  ranges: number[];
+  /**
+   * The parts of `ranges` the automaton scans. A child of a fully scanned view scans only windows around
+   * the outputs of escapes that can build or hide a value: any other match is a copy of bytes its parent
+   * scanned. Its own children then scan all their ranges again.
+   */
+  scan: number[];
+  kind: ViewKind | 'root';
+  depth: number;
+  /** BUILT_* bits of the bytes the decoding that made this view produced. */
+  built: number;
+  /** The parent's ranges each of `ranges` was decoded from (empty for the root). */
+  src: number[];
+}
+
+// Bytes a decoding can produce that may start or complete another kind of escape.
+const BUILT_ESCAPE = 1;
+const BUILT_PERCENT = 2;
+const BUILT_PLUS = 4;
+const WATCH = (() => {
+  const t = new Uint8Array(256);
+  const hex = '0123456789abcdefABCDEF';
+  for (const c of hex) t[c.charCodeAt(0)] = BUILT_ESCAPE | BUILT_PERCENT;
+  // A backslash and what it escapes: u n r t (b f are hex), quote, slash.
+  for (const c of '\\unrt"/') t[c.charCodeAt(0)] = (t[c.charCodeAt(0)] as number) | BUILT_ESCAPE;
+  t[0x25] = BUILT_PERCENT; // %
+  t[0x2b] = BUILT_PLUS; // +
+  return t;
+})();
+
+/** Bytes that may be part of a value's encoded form in binary data: anything but control bytes (tab, LF, CR kept). */
+const TEXT_BYTE = (() => {
+  const t = new Uint8Array(256).fill(1);
+  for (let b = 0; b < 0x20; b++) t[b] = 0;
+  t[0x09] = 1;
+  t[0x0a] = 1;
+  t[0x0d] = 1;
+  return t;
+})();
+
+interface Context {
+  set: SecretSet;
+  rel: Relevance;
+  /** Split binary input into its text runs before decoding (a decoded form is always text). */
+  runs: boolean;
+  budget: number;
+  inputBytes: number;
+}
+
+/** Options for {@link collectHits}. */
+export interface ViewOptions {
+  /** The input is binary: only its text runs that hold an escape are decoded. */
+  binary?: boolean;
+}
+
+/** Appends to `out` every hit of a registered value in `buf`, raw and in every decoded view. */
+export function collectHits(set: SecretSet, buf: Buffer, options: ViewOptions, out: Hit[]): void {
+  const ctx: Context = {
+    set,
+    rel: relevanceOf(set),
+    runs: options.binary === true,
+    budget: DECODE_BUDGET_FACTOR * buf.length + DECODE_BUDGET_SLACK,
+    inputBytes: buf.length,
+  };
+  const whole = [0, buf.length];
+  inspectView(ctx, { buf, ranges: whole, scan: whole, kind: 'root', depth: 0, built: 0, src: [] }, out);
+}
+
+/** Scans a view and its decoded children (recursion bounded by MAX_DECODE_DEPTH); hits in view offsets. */
+function inspectView(ctx: Context, view: View, out: Hit[]): void {
+  const { set } = ctx;
+  const { buf, scan } = view;
+  for (let r = 0; r < scan.length; r += 2) {
+    const m = set.matcher.scan(buf, scan[r] as number, scan[r + 1] as number);
+    for (let i = 0; i < m.count; i++) {
+      const pid = m.ids[i] as number;
+      const end = m.ends[i] as number;
+      out.push({ start: end - (set.patternLength[pid] as number), end, secret: set.patternSecret[pid] as number });
+    }
+  }
+  for (const kind of KINDS) {
+    if (!mayDecode(ctx, view, kind)) continue;
+    const segs = triggerSegments(ctx, view, kind);
+    if (segs.length === 0) continue;
+    if (view.depth >= MAX_DECODE_DEPTH) throw tooDeep(`escapes nest more than ${MAX_DECODE_DEPTH} levels deep`);
+    const child = decodeChild(ctx, view, kind, segs);
+    const found: Hit[] = [];
+    inspectView(ctx, child, found);
+    if (found.length === 0) continue;
+    mapToParent(view.buf, child, found);
+    for (const h of found) out.push(h);
+  }
+}
+
+/**
+ * Whether `view` may need a child of `kind`. A percent-decoded view needs an escape-decoded child only when
+ * its decoding built bytes an escape is made of; otherwise decoding escapes first then percent-escapes
+ * (which an escape-decoded view always may) finds the same values, so the reverse order is skipped.
+ */
+function mayDecode(ctx: Context, view: View, kind: ViewKind): boolean {
+  if (kind === 'plus' && !ctx.rel.plus) return false;
+  if (view.kind === 'root' || view.kind === 'escape' || view.kind === kind) return true;
+  if (kind === 'escape') return (view.built & BUILT_ESCAPE) !== 0;
+  if (kind === 'plus') return (view.built & BUILT_PLUS) !== 0;
+  return true; // percent from a plus view: `%XX` built from `%25XX`
+}
+
+/** Pieces of a view closer than this are decoded as one range. */
+const PIECE_MERGE_GAP = 64;
+
+/**
+ * The pieces of the view to decode into a child of `kind`: around each trigger, the bytes between the
+ * nearest unescaped quotes (within the text run, for binary input). In JSON text that is the string
+ * holding the trigger, at whatever depth the view is; a value written consistently at one level lies
+ * inside one such string, so it is never cut, and a view's children stay as small as the strings that need
+ * decoding. Linear: each byte is looked at a bounded number of times.
+ */
+function triggerSegments(ctx: Context, view: View, kind: ViewKind): number[] {
+  const segs: number[] = [];
+  const { buf, ranges } = view;
+  const next = createTriggerFinder(ctx.rel, buf, kind);
+  const runs = ctx.runs && view.kind === 'root';
+  for (let r = 0; r < ranges.length; r += 2) {
+    const s = ranges[r] as number;
+    const e = ranges[r + 1] as number;
+    let lo = s;
+    let p = next(s, e);
+    while (p !== -1) {
+      let a = lo;
+      let b = e;
+      if (runs) {
+        a = p;
+        while (a > lo && TEXT_BYTE[buf[a - 1] as number] === 1) a--;
+        b = p;
+        while (b < e && TEXT_BYTE[buf[b] as number] === 1) b++;
+        // Every form of a value is text, so it lies inside one run: a run shorter than the shortest form
+        // holds none (random binary data is made of such runs).
+        if (b - a < ctx.set.matcher.minLength) {
+          lo = b;
+          p = lo < e ? next(lo, e) : -1;
+          continue;
+        }
+      }
+      const open = openingQuote(buf, p, a);
+      if (open !== -1) a = open + 1;
+      const close = closingQuote(buf, a, b);
+      const end = close === -1 || close < p ? b : close;
+      // Pieces a few bytes apart (many short strings) are decoded as one: far fewer ranges to scan, and a
+      // match across the quotes between them can only be a false positive, which fails closed.
+      const last = segs.length - 1;
+      if (last > 0 && a - (segs[last] as number) <= PIECE_MERGE_GAP) segs[last] = end;
+      else segs.push(a, end);
+      lo = end < e && end === close ? end + 1 : end;
+      p = lo < e ? next(lo, e) : -1;
+    }
+  }
+  return segs;
+}
+
+function decodeChild(ctx: Context, view: View, kind: ViewKind, segs: number[]): View {
+  let total = 0;
+  for (let i = 0; i < segs.length; i += 2) total += (segs[i + 1] as number) - (segs[i] as number);
+  ctx.budget -= total;
+  if (ctx.budget < 0) throw tooDeep(`decoding its escapes would take more than ${DECODE_BUDGET_FACTOR} times its ${ctx.inputBytes} bytes`);
+  const out = Buffer.allocUnsafe(total);
+  const full = view.scan === view.ranges;
+  const windows = full ? new WindowSink(ctx.set.matcher.maxLength) : undefined;
+  const state: DecodeState = { watch: WATCH, built: 0, rel: ctx.rel, windows };
+  const ranges: number[] = [];
+  let o = 0;
+  for (let i = 0; i < segs.length; i += 2) {
+    const a = segs[i] as number;
+    const b = segs[i + 1] as number;
+    const start = o;
+    windows?.begin(start);
+    o = kind === 'escape' ? decodeEscapesInto(view.buf, a, b, out, o, state) : decodePercentInto(view.buf, a, b, out, o, kind === 'plus', state);
+    windows?.end(o);
+    ranges.push(start, o);
+  }
+  return { buf: out, ranges, scan: windows === undefined ? ranges : windows.spans, kind, depth: view.depth + 1, built: state.built, src: segs };
+}
+
+/** Rewrites hits in `child` offsets (each inside one of its ranges) as offsets in the parent's buffer. */
+function mapToParent(parentBuf: Buffer, child: View, hits: Hit[]): void {
+  hits.sort((a, b) => a.start - b.start);
+  const { ranges, src } = child;
+  let r = 0;
+  let i = 0;
+  while (i < hits.length) {
+    const start = (hits[i] as Hit).start;
+    while (r + 2 < ranges.length && start >= (ranges[r + 1] as number)) r += 2;
+    const cs = ranges[r] as number;
+    const ce = ranges[r + 1] as number;
+    let j = i;
+    while (j < hits.length && (hits[j] as Hit).start < ce) j++;
+    const points: MapPoint[] = [];
+    for (let k = i; k < j; k++) {
+      const h = hits[k] as Hit;
+      points.push({ pos: h.start - cs, isEnd: false, src: 0 }, { pos: h.end - cs, isEnd: true, src: 0 });
+    }
+    const order = points.slice().sort((a, b) => pointKey(a) - pointKey(b));
+    const ps = src[r] as number;
+    const pe = src[r + 1] as number;
+    if (child.kind === 'escape') mapEscapeOffsets(parentBuf, ps, pe, order);
+    else mapPercentOffsets(parentBuf, ps, pe, child.kind === 'plus', order);
+    for (let k = i; k < j; k++) {
+      const h = hits[k] as Hit;
+      h.start = (points[2 * (k - i)] as MapPoint).src;
+      h.end = (points[2 * (k - i) + 1] as MapPoint).src;
+    }
+    i = j;
+  }
+}
+
+function tooDeep(what: string): FictaError {
+  return new FictaError('FICTA_BODY_TOO_DEEP', `request: ${what}; it cannot be checked for registered values, so nothing was sent`);
+}
