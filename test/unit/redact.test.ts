@@ -5,7 +5,7 @@ import { classifyBody } from '../../src/redact/body-kind.ts';
 import { gateRequest, describeFindings } from '../../src/redact/gate.ts';
 import { redactHeaders, forwardableHeaders } from '../../src/redact/headers.ts';
 import { inspect, selectHits } from '../../src/redact/inspect.ts';
-import { redactTarget } from '../../src/redact/url.ts';
+import { maskValues, redactTarget } from '../../src/redact/url.ts';
 import { asciiEscape, fullUnicodeEscape } from '../helpers/leak-oracle.ts';
 import { ph, testSet } from '../helpers/secret-set.ts';
 
@@ -178,6 +178,26 @@ describe('target and header redaction', () => {
     expect(out).toBe(`/v1/messages?beta=true&k=${ph(set, KEY)}&x=a%2Fb`);
     expect(redactTarget(set, `/v1/files/${KEY}/content`, counts)).toBe(`/v1/files/${ph(set, KEY)}/content`);
     expect([...counts.values()]).toEqual([2]);
+  });
+
+  it('passes kept query parameters (Gemini key=) as sent, raw or percent-encoded, and redacts the rest around them', () => {
+    const keep = new Set(['key']);
+    const counts = new Map<number, number>();
+    const target = `/v1beta/models/g:generateContent?key=${KEY}&q=${encodeURIComponent(KEY)}&key=${encodeURIComponent(WEIRD)}&k%65y=${KEY}`;
+    expect(redactTarget(set, target, counts, keep)).toBe(`/v1beta/models/g:generateContent?key=${KEY}&q=${ph(set, KEY)}&key=${encodeURIComponent(WEIRD)}&k%65y=${ph(set, KEY)}`);
+    expect([...counts.values()]).toEqual([2]);
+    // The gate leaves exactly the kept parameters out, like auth headers.
+    const gate = (t: string): string[] => gateRequest(set, { target: t, headers: [], body: Buffer.alloc(0), bodyKind: 'json', authQuery: keep }).map((f) => `${set.names[f.secret]}@${f.surface}`);
+    expect(gate(`/v1beta/x?key=${KEY}&alt=sse`)).toEqual([]);
+    expect(gate(`/v1beta/x?key=${KEY}&k%65y=${encodeURIComponent(KEY)}`)).toEqual(['ANTHROPIC_KEY@query']);
+  });
+
+  it('masks every value for a log line, across path separators too', () => {
+    const slashed = testSet({ PATH_TOKEN: 'tenant-8842/secret-path-token-77' });
+    const path = '/v1/files/tenant-8842/secret-path-token-77/content';
+    expect(redactTarget(slashed, path, new Map())).toBe(path); // left for the gate, which blocks it
+    expect(maskValues(slashed, path)).toBe(`/v1/files/${ph(slashed, 'tenant-8842/secret-path-token-77')}/content`);
+    expect(maskValues(set, `/v1/x;m=${encodeURIComponent(WEIRD)}`)).toBe(`/v1/x;m=${ph(set, WEIRD)}`);
   });
 
   it('redacts non-auth headers and drops hop-by-hop ones', () => {
