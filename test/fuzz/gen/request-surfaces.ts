@@ -72,7 +72,7 @@ export const queryMixed: RequestGen = (rng) => {
 
 /**
  * A path segment that is exactly a value (percent-encoded), on a plain GET, on a WebSocket upgrade
- * (refused: the `websocket_refused` log line) and on a request the gate blocks (`request_blocked`).
+ * (refused: a request line with outcome `websocket_refused`) and on a request the gate blocks (outcome `blocked`).
  */
 export const pathSegment: RequestGen = (rng) => {
   const c = baseCase(rng);
@@ -126,14 +126,18 @@ export const headersWhole: RequestGen = (rng) => {
 /** Header values carrying a value with spaces in form encoding (`+` for space), alone or as `k=v` pairs. */
 export const headersPlus: RequestGen = (rng) => {
   const c = baseCase(rng, { alphabet: 'no-control' });
-  for (const v of c.values) {
-    const spaced = v.includes(' ') ? v : `${v.slice(0, 4)} ${v.slice(4)}`;
-    c.headers.push(['x-meta', rng.chance(0.5) ? percentEncode(rng, spaced, 'form') : `q=${percentEncode(rng, spaced, 'form')}`]);
-  }
-  c.values = c.values.map((v) => (v.includes(' ') ? v : `${v.slice(0, 4)} ${v.slice(4)}`));
+  c.values = c.values.map(withSpace);
+  for (const v of c.values) c.headers.push(['x-meta', rng.chance(0.5) ? percentEncode(rng, v, 'form') : `q=${percentEncode(rng, v, 'form')}`]);
   c.register = { kind: 'source', entries: c.values.map((value, i) => ({ name: `FUZZ_SECRET_${i + 1}`, value })) };
   return maybeBody(rng, c);
 };
+
+/** `v` with a space after its fourth character unless it holds one (split between code points, never inside a surrogate pair). */
+function withSpace(v: string): string {
+  if (v.includes(' ')) return v;
+  const chars = Array.from(v);
+  return `${chars.slice(0, 4).join('')} ${chars.slice(4).join('')}`;
+}
 
 /** Header values that mix other text with a percent-encoded value (`name=John Doe; tok=<value>`). */
 export const headersMixed: RequestGen = (rng) => {
