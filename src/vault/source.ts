@@ -1,13 +1,13 @@
 // The vault as the proxy's live secret source and placeholder-key provider: loads verified snapshots,
 // notices commits by other processes (`ficta vault add/rm/import`) by polling, and fails closed.
 
-import { existsSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import type { PlaceholderKeyProvider, SecretEntry, SecretSource } from '../secrets/types.ts';
 import { err, ok, type Result } from '../util/result.ts';
 import { vaultError } from './errors.ts';
 import { unlockVaultAt } from './unlock.ts';
-import { vaultPath } from './open.ts';
+import { vaultPath } from './path.ts';
 import { type Vault } from './vault.ts';
 
 /**
@@ -27,10 +27,7 @@ export interface VaultSourceOptions {
   pollIntervalMs?: number;
 }
 
-/** True when FICTA_HOME holds a vault file (it may still be locked, damaged or foreign). */
-export function vaultExists(home: string): boolean {
-  return existsSync(vaultPath(home));
-}
+export { vaultExists } from './path.ts';
 
 /** Wraps an unlocked vault as the proxy's secret source; the source owns the vault from then on. */
 export function createVaultSecretSource(vault: Vault, options: VaultSourceOptions = {}): VaultSecretSource {
