@@ -1,6 +1,6 @@
 // The configuration schema: the single source of defaults and of what a valid setting is.
 
-import { z } from 'zod';
+import * as z from 'zod';
 import { WatermarkConfigSchema } from '../watermark/config.ts';
 
 const MiB = 1024 * 1024;
