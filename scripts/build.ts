@@ -9,7 +9,7 @@
 // is already in the tree (tsx runs on it) and builds everything in under a second.
 
 import { build, type Metafile } from 'esbuild';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { OWN_SCRIPTS } from '../src/util/own-script.ts';
 
@@ -39,12 +39,12 @@ function statSources(): Map<string, Stat> {
   return out;
 }
 
-async function bundle(): Promise<Metafile> {
+async function bundle(outdir: string): Promise<Metafile> {
   const scripts = Object.fromEntries(Object.entries(OWN_SCRIPTS).map(([name, source]) => [name, join(ROOT, 'src/util', source)]));
   const result = await build({
     absWorkingDir: ROOT,
     entryPoints: { cli: 'src/cli/main.ts', index: 'src/index.ts', ...scripts },
-    outdir: OUT,
+    outdir,
     bundle: true,
     splitting: true,
     format: 'esm',
@@ -81,28 +81,41 @@ function thirdPartyNotices(meta: Metafile): string {
   return parts.join('\n');
 }
 
-const started = performance.now();
-// A source edited while the bundle was built would leave a stamp newer than the code: build again.
-for (let attempt = 1; ; attempt++) {
+/** Bundles into `staging` and writes the notices and the stamp; undefined when a source changed meanwhile. */
+async function buildInto(staging: string): Promise<{ meta: Metafile; sources: number } | undefined> {
   const before = statSources();
-  rmSync(OUT, { recursive: true, force: true });
-  mkdirSync(OUT, { recursive: true });
-  const meta = await bundle();
+  rmSync(staging, { recursive: true, force: true });
+  mkdirSync(staging, { recursive: true });
+  const meta = await bundle(staging);
   const inputs: Array<[string, number, number]> = [];
-  let changed = false;
   for (const input of Object.keys(meta.inputs)) {
     if (input.includes('node_modules/')) continue;
     const st = statSync(join(ROOT, input));
     const seen = before.get(input);
-    if (seen === undefined || seen[0] !== st.mtimeMs || seen[1] !== st.size) changed = true;
+    // A source edited while the bundle was built would leave a stamp newer than the code.
+    if (seen === undefined || seen[0] !== st.mtimeMs || seen[1] !== st.size) return undefined;
     inputs.push([input, st.mtimeMs, st.size]);
   }
-  if (changed && attempt < 3) continue;
-  if (changed) throw new Error('build: sources kept changing during the build');
-  writeFileSync(join(OUT, 'THIRD-PARTY-NOTICES.txt'), thirdPartyNotices(meta));
-  // Written last: a build that failed half-way leaves no stamp, so bin/ficta.js runs the sources.
-  writeFileSync(join(OUT, STAMP), `${JSON.stringify({ inputs })}\n`);
-  const bytes = Object.values(meta.outputs).reduce((n, o) => n + o.bytes, 0);
-  process.stderr.write(`build: ${relative(ROOT, OUT)}/ ${Object.keys(meta.outputs).length} files, ${(bytes / 1e6).toFixed(1)} MB, ${inputs.length} sources, ${Math.round(performance.now() - started)} ms\n`);
-  break;
+  writeFileSync(join(staging, 'THIRD-PARTY-NOTICES.txt'), thirdPartyNotices(meta));
+  writeFileSync(join(staging, STAMP), `${JSON.stringify({ inputs })}\n`);
+  return { meta, sources: inputs.length };
+}
+
+const started = performance.now();
+// Built aside, then swapped in by two renames: a failed build leaves the previous dist/ as it was, and a
+// running ficta that loads a command's chunk later finds it (esbuild names outputs by content hash, so a
+// rebuild of the same sources writes the same files).
+const staging = `${OUT}.tmp-${process.pid}`;
+const old = `${OUT}.old-${process.pid}`;
+try {
+  let built = await buildInto(staging);
+  for (let attempt = 2; built === undefined && attempt <= 3; attempt++) built = await buildInto(staging);
+  if (built === undefined) throw new Error('build: sources kept changing during the build');
+  if (existsSync(OUT)) renameSync(OUT, old);
+  renameSync(staging, OUT);
+  const bytes = Object.values(built.meta.outputs).reduce((n, o) => n + o.bytes, 0);
+  process.stderr.write(`build: ${relative(ROOT, OUT)}/ ${Object.keys(built.meta.outputs).length} files, ${(bytes / 1e6).toFixed(1)} MB, ${built.sources} sources, ${Math.round(performance.now() - started)} ms\n`);
+} finally {
+  rmSync(staging, { recursive: true, force: true });
+  rmSync(old, { recursive: true, force: true });
 }

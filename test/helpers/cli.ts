@@ -47,9 +47,12 @@ export interface ServeProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts `ficta serve ARGS…` and waits for its `ficta listening on …` line. */
-export async function startServe(args: string[], env: NodeJS.ProcessEnv): Promise<ServeProcess> {
-  const child = spawn(BIN, ['serve', ...args], { env: { PATH: process.env.PATH, ...SOURCES_ENV, ...env }, stdio: 'pipe' });
+/**
+ * Starts `ficta serve ARGS…` and waits for its `ficta listening on …` line: this checkout's sources, or
+ * `bin`, an installed `ficta` (which has no sources: it runs as it is).
+ */
+export async function startServe(args: string[], env: NodeJS.ProcessEnv, bin?: string): Promise<ServeProcess> {
+  const child = spawn(bin ?? BIN, ['serve', ...args], { env: { PATH: process.env.PATH, ...(bin === undefined ? SOURCES_ENV : {}), ...env }, stdio: 'pipe' });
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d.toString()));
