@@ -1,6 +1,8 @@
 // Builds the installed `ficta`: one esbuild bundle of the sources and their pure-JS dependencies in dist/,
 // split per command so each loads only what it runs, plus the stamp bin/ficta.js checks to tell whether
-// dist/ is current. Runs on `pnpm install` (the `prepare` script) and `npm pack`; `pnpm build` by hand.
+// dist/ is current. Runs on `pnpm install` (the `postprepare` script: npm 11 asks whoever installs the
+// packed tarball to approve a `prepare` script, though it never runs there), on `npm pack` (`prepack`),
+// and by hand as `pnpm build`.
 //
 // Why esbuild and a bundle rather than tsc emit: the start-up cost is loading modules, not compiling them.
 // Measured here (Node 24, 2 shared vCPUs): `ficta serve` to its ready line 341 ms through tsx; 237 ms
