@@ -94,8 +94,9 @@ async function buildInto(staging: string): Promise<{ meta: Metafile; sources: nu
     if (input.includes('node_modules/')) continue;
     const st = statSync(join(ROOT, input));
     const seen = before.get(input);
-    // A source edited while the bundle was built would leave a stamp newer than the code.
-    if (seen === undefined || seen[0] !== st.mtimeMs || seen[1] !== st.size) return undefined;
+    // A source edited while the bundle was built would leave a stamp newer than the code. (An input outside
+    // the folders walked beforehand is taken as read.)
+    if (seen !== undefined && (seen[0] !== st.mtimeMs || seen[1] !== st.size)) return undefined;
     inputs.push([input, st.mtimeMs, st.size]);
   }
   writeFileSync(join(staging, 'THIRD-PARTY-NOTICES.txt'), thirdPartyNotices(meta));
