@@ -155,7 +155,7 @@ function memorySection(memory: readonly MemoryResult[]): string {
     ['long stream: peak', num(get('long-sse'), 'peakMB'), `${fmt(num(get('long-sse'), 'streamMB') ?? NaN)} MB restored at ${fmt(num(get('long-sse'), 'mbPerSec') ?? NaN)} MB/s`],
   ];
   const rows: Row[] = bars.filter(([, v]) => v !== undefined).map(([label, v, note]) => ({ label, color: '#5b7db1', box: [0, v as number], note: `${fmt(v as number)} MB · ${note}` }));
-  return `<section><h2>Memory</h2><p class="hint">Resident memory of one ficta process (MB = 10⁶ bytes). DESIGN §6: 10,000 secrets loaded ≤ 150 MB RSS; a 32 MiB body never costs more than ~3× its size.</p><div class="card">${rowChart(rows, { unit: 'MB', rule: { at: 150, caption: '150 MB' } })}</div></section>`;
+  return `<section><h2>Memory</h2><p class="hint">Resident memory of one ficta process (MB = 10⁶ bytes). DESIGN §6: 10,000 secrets loaded ≤ 150 MB RSS; a 32 MiB body never costs more than ~3× its size.</p><div class="card">${rowChart(rows, { unit: 'MB', rule: { at: 150, caption: '150 MB: idle target' } })}</div></section>`;
 }
 
 function microSection(micro: readonly MicroResult[]): string {
