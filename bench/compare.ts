@@ -44,6 +44,12 @@ function prepare(spec: string, label: string): Build {
   }
   // Same lockfile assumed: reuse this checkout's dependencies.
   symlinkSync(join(REPO, 'node_modules'), join(out, 'node_modules'));
+  // Measure it compiled, as it would be installed; a ref from before scripts/build.ts runs its sources
+  // through tsx (FICTA_DEV=1 in the environment runs every build's sources, for a like-for-like run).
+  if (existsSync(join(out, 'scripts', 'build.ts')) && process.env.FICTA_DEV !== '1') {
+    const built = spawnSync(process.execPath, ['--import', 'tsx', join(out, 'scripts', 'build.ts')], { cwd: out, stdio: ['ignore', 'inherit', 'inherit'] });
+    if (built.status !== 0) throw new Error(`compare: cannot build ${spec}`);
+  } else log(`compare: ${spec} runs its sources through tsx`);
   return { label: `${label} (${spec})`, bin: join(out, 'bin', 'ficta'), cleanup: () => rmSync(out, { recursive: true, force: true }) };
 }
 

@@ -16,6 +16,7 @@ import { CHECK_HEADER, LEAKS_HEADER, REPLY_HEADER, type MockUpstreamConfig } fro
 import { cpuTimeMs, memory } from './proc.ts';
 import { freePort, spawnChild, type Child } from './processes.ts';
 import { diffOfMedians, summarize, type Summary } from './stats.ts';
+import { ownScriptArgs } from '../util/own-script.ts';
 
 /** `smoke` (tests: seconds, figures meaningless), `quick` (under a minute) or `full`. */
 export type BenchMode = 'smoke' | 'quick' | 'full';
@@ -172,16 +173,16 @@ export async function startHarness(options: HarnessOptions, plan: E2ePlan): Prom
   const secrets = Object.values(makeSecrets(CORPUS_SECRETS));
   const planted = PLANTED_INDICES.map((i) => secrets[i] as string);
   const placeholders = planted.map((v) => derivePlaceholder(BENCH_PLACEHOLDER_KEY, v));
-  const tsx = import.meta.resolve('tsx');
 
   const upstreamConfig: MockUpstreamConfig = { plant: placeholders, watch: planted, ...plan.stream };
   const upstreamConfigPath = join(options.workDir, 'upstream.json');
   writeFileSync(upstreamConfigPath, JSON.stringify(upstreamConfig));
-  const baseEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: options.workDir };
+  // FICTA_DEV=1 (run the sources through tsx, not the build) reaches the proxies this run starts.
+  const baseEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: options.workDir, ...(process.env.FICTA_DEV === undefined ? {} : { FICTA_DEV: process.env.FICTA_DEV }) };
   const { child: upstream, match: upstreamPort } = await spawnChild({
     label: 'upstream',
     command: process.execPath,
-    args: ['--import', tsx, join(import.meta.dirname, 'mock-upstream-process.ts'), upstreamConfigPath],
+    args: [...ownScriptArgs('mock-upstream-process'), upstreamConfigPath],
     env: baseEnv,
     logDir: options.workDir,
     ready: { stdout: /mock upstream listening on (\d+)/ },

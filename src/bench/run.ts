@@ -4,6 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { FICTA_BIN, ownScriptArgs } from '../util/own-script.ts';
 import type { SizeName } from './corpus.ts';
 import { PLANS, runScenarios, startHarness, type BenchMode, type E2eResult } from './e2e.ts';
 import { machineInfo, type MachineInfo } from './machine.ts';
@@ -41,15 +42,15 @@ export interface BenchReport {
 function otherProxies(options: RunOptions): Array<{ cmd: string; label: string }> {
   const out: Array<{ cmd: string; label: string }> = [];
   if (options.floor === true) {
-    const floor = join(import.meta.dirname, '../../bench/floor-proxy.ts');
-    out.push({ cmd: `'${process.execPath}' --import '${import.meta.resolve('tsx')}' '${floor}' {UPSTREAM} {PORT}`, label: 'floor' });
+    const args = [process.execPath, ...ownScriptArgs('floor-proxy')].map((a) => `'${a}'`).join(' ');
+    out.push({ cmd: `${args} {UPSTREAM} {PORT}`, label: 'floor' });
   }
   if (options.proxyCmd !== undefined) out.push({ cmd: options.proxyCmd, label: options.proxyLabel ?? 'other' });
   return out;
 }
 
-/** This checkout's `bin/ficta`. */
-export const DEFAULT_FICTA_BIN = join(import.meta.dirname, '../../bin/ficta');
+/** This checkout's (or installed package's) `bin/ficta`. */
+export const DEFAULT_FICTA_BIN = FICTA_BIN;
 
 /** Microbenchmark subset per mode: the figures DESIGN §6 states targets for. */
 const MICRO: Record<BenchMode, { counts: number[]; sizes: SizeName[]; timeMs: number; warmupMs: number }> = {

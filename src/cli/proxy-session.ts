@@ -12,7 +12,8 @@ import { logEvent, type Logger } from '../log/logger.ts';
 import { maskToken } from '../server/access.ts';
 import { writeAtomic } from '../util/atomic-file.ts';
 import { err, ok, type Result } from '../util/result.ts';
-import { unlockVaultSource, vaultExists, type VaultSecretSource } from '../vault/source.ts';
+import { vaultExists } from '../vault/path.ts';
+import type { VaultSecretSource } from '../vault/source.ts';
 import { VERSION } from '../version.ts';
 import { publishInstance } from './instances.ts';
 import { createNotices, type Notices } from './notice.ts';
@@ -153,6 +154,9 @@ async function openVaultSource(config: Config, options: StartSessionOptions): Pr
     if (config.secrets.vault === 'on') throw new FictaError('FICTA_VAULT_NOT_FOUND', `vault: no vault at ${config.home} (ficta vault init), and secrets.vault is "on"`);
     return undefined;
   }
+  // Loaded only here: the vault's modules bring libsodium and better-sqlite3, which a start without a
+  // vault never needs (they were ~20 ms of `ficta serve`'s start).
+  const { unlockVaultSource } = await import('../vault/source.ts');
   const unlocked = await unlockVaultSource({
     home: config.home,
     env: options.env,

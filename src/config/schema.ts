@@ -1,6 +1,6 @@
 // The configuration schema: the single source of defaults and of what a valid setting is.
 
-import { z } from 'zod';
+import * as z from 'zod';
 import { BUILT_IN_UPSTREAMS, namedUpstreamProblem } from '../providers/upstreams.ts';
 import { WatermarkConfigSchema } from '../watermark/config.ts';
 

@@ -1,7 +1,9 @@
 // Turns a passphrase (Argon2id, in a worker thread) or a key file (keyed BLAKE2b) into the vault's
 // key-encryption key, with the parameters that the vault header stores.
 
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { COMPILED, ownScriptPath } from '../util/own-script.ts';
 import { err, ok, type Result } from '../util/result.ts';
 import { vaultError } from './errors.ts';
 import { ARGON2ID_LIMITS, SALT_BYTES, argon2id, blake2b, initSeal, randomKeyBytes, wipe } from './seal.ts';
@@ -106,13 +108,14 @@ export async function argon2idInWorker(request: KdfRequest): Promise<Buffer> {
 }
 
 /**
- * Starts kdf-worker.ts. Node cannot load .ts in a worker by itself, and hooks registered in the parent with
- * tsx's `register()` do not reach workers on Node 20, so a tiny bootstrap imports the worker through tsx's
- * `tsImport`. This works the same under `node bin/ficta.js`, `node --import tsx` and vitest.
+ * Starts kdf-worker.ts (or its compiled file in a build). Node cannot load .ts in a worker by itself, and
+ * hooks registered in the parent with tsx's `register()` do not reach workers on Node 20, so a tiny
+ * bootstrap imports the worker through tsx's `tsImport`. This works the same under `node bin/ficta.js`,
+ * `node --import tsx` and vitest; the compiled worker is imported as it is.
  */
 function startKdfWorker(): Worker {
-  const workerUrl = new URL('./kdf-worker.ts', import.meta.url).href;
-  const tsxApi = resolveTsxApi();
+  const workerUrl = pathToFileURL(ownScriptPath('kdf-worker')).href;
+  const tsxApi = COMPILED ? undefined : resolveTsxApi();
   const source = tsxApi === undefined
     ? `import(${JSON.stringify(workerUrl)});`
     : `import(${JSON.stringify(tsxApi)}).then((tsx) => tsx.tsImport(${JSON.stringify(workerUrl)}, ${JSON.stringify(workerUrl)}));`;

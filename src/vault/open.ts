@@ -13,18 +13,13 @@ import { KEY_BYTES, initSeal, randomKeyBytes, wipe } from './seal.ts';
 import { createVaultStore, openVaultStore, toVaultError, type HeaderRow, type VaultStore } from './store.ts';
 import { Vault } from './vault.ts';
 
-export const VAULT_FILE = 'vault.db';
+export { VAULT_FILE, vaultPath } from './path.ts';
 const VAULT_ID_BYTES = 16;
 
 export interface CreateVaultOptions {
   kdf?: KdfPreset;
   /** The proxy's existing placeholder key, so placeholders stay stable; random when absent. */
   placeholderKey?: Buffer;
-}
-
-/** The vault file inside a ficta home. */
-export function vaultPath(home: string): string {
-  return join(home, VAULT_FILE);
 }
 
 /** Creates a new vault at `path`, atomically; fails with FICTA_VAULT_EXISTS rather than overwrite anything. */

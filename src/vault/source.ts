@@ -1,14 +1,14 @@
 // The vault as the proxy's live secret source and placeholder-key provider: loads verified snapshots,
 // notices commits by other processes (`ficta vault add/rm/import`) by polling, and fails closed.
 
-import { existsSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { isFictaError } from '../errors.ts';
 import type { PlaceholderKeyProvider, SecretEntry, SecretSource } from '../secrets/types.ts';
 import { err, ok, type Result } from '../util/result.ts';
 import { vaultError } from './errors.ts';
 import { unlockVaultAt, type CredentialSources } from './unlock.ts';
-import { vaultPath } from './open.ts';
+import { vaultPath } from './path.ts';
 import { type Vault } from './vault.ts';
 
 /**
@@ -38,10 +38,7 @@ export interface VaultSourceOptions {
 /** What a proxy that cannot re-unlock in place says: restart it. */
 export const RESTART_HINT = 'restart ficta to unlock it again';
 
-/** True when FICTA_HOME holds a vault file (it may still be locked, damaged or foreign). */
-export function vaultExists(home: string): boolean {
-  return existsSync(vaultPath(home));
-}
+export { vaultExists } from './path.ts';
 
 /** Wraps an unlocked vault as the proxy's secret source; the source owns the vault from then on. */
 export function createVaultSecretSource(unlocked: Vault, options: VaultSourceOptions = {}): VaultSecretSource {

@@ -8,7 +8,7 @@ import { fingerprintText } from './fingerprint.ts';
 import { decodeString, getKey, scanJson, tagOf, type JsonString } from './json-spans.ts';
 import { deriveKeys, loadOrCreateKey, type WatermarkKeys } from './key.ts';
 import { rsEncode } from './reed-solomon.ts';
-import { openRegistry, type OpenRegistryOptions, type Registry } from './registry.ts';
+import type { OpenRegistryOptions, Registry } from './registry.ts';
 import { findSurfaces, surfaceTriggers, type Surface } from './surfaces.ts';
 
 export interface MarkContext {
@@ -116,22 +116,41 @@ export function createWatermarker(options: WatermarkerOptions): Watermarker {
 
   let keys: WatermarkKeys | undefined;
   let registry: Registry | undefined;
+  /** False once the registry could not be opened: registry work is then dropped, marking goes on. */
+  let registryUsable = false;
+  let opening: Promise<void> | undefined;
   if (config.enabled) {
     const key = options.key !== undefined ? { ok: true as const, value: options.key } : loadOrCreateKey(options.home);
     if (key.ok) keys = deriveKeys(key.value);
     else warn('watermark_disabled', { code: key.error.code, message: key.error.message });
     if (keys !== undefined) {
+      registryUsable = true;
       if (options.registry !== undefined && 'recordDocument' in options.registry) registry = options.registry;
-      else {
-        const opened = openRegistry(options.home, options.registry ?? {});
-        if (opened.ok) registry = opened.value;
-        else {
-          stats.registryErrors++;
-          warn('watermark_registry_error', { code: opened.error.code, message: opened.error.message });
-        }
-      }
     }
   }
+  const registryOptions: OpenRegistryOptions = options.registry !== undefined && !('recordDocument' in options.registry) ? options.registry : {};
+
+  // The registry (and with it better-sqlite3) is opened at the first registry write, not at start: most
+  // proxies start, and many run, without forwarding a document (measured ~10 ms of `ficta serve`'s start).
+  const openOnce = (): Promise<void> =>
+    (opening ??= (async () => {
+      if (registry !== undefined || !registryUsable) return;
+      try {
+        const { openRegistry } = await import('./registry.ts');
+        const opened = openRegistry(options.home, registryOptions);
+        if (opened.ok) {
+          registry = opened.value;
+          return;
+        }
+        registryUsable = false;
+        stats.registryErrors++;
+        warn('watermark_registry_error', { code: opened.error.code, message: opened.error.message });
+      } catch (error) {
+        registryUsable = false;
+        stats.registryErrors++;
+        warn('watermark_registry_error', { code: (error as { code?: unknown }).code ?? 'error', message: error instanceof Error ? error.message : String(error) });
+      }
+    })());
   const triggers = surfaceTriggers(config.surfaces);
   const processSession = `proxy-${new Date(now()).toISOString().slice(0, 19)}-${randomBytes(4).toString('hex')}`;
   const marks = new Map<string, Uint8Array>();
@@ -164,11 +183,13 @@ export function createWatermarker(options: WatermarkerOptions): Watermarker {
     return plan;
   };
 
-  const drain = (): void => {
+  const drain = async (): Promise<void> => {
     scheduled = false;
     const items = queue;
     queue = [];
     pendingBytes = 0;
+    if (items.length === 0) return;
+    await openOnce();
     if (registry === undefined) return;
     for (const p of items) {
       try {
@@ -189,7 +210,7 @@ export function createWatermarker(options: WatermarkerOptions): Watermarker {
   };
 
   const enqueue = (p: Pending): void => {
-    if (registry === undefined) return;
+    if (!registryUsable) return;
     const bytes = p.text.length * 2;
     if (pendingBytes + bytes > MAX_PENDING_TEXT_BYTES) {
       stats.registryDropped++;
@@ -200,7 +221,7 @@ export function createWatermarker(options: WatermarkerOptions): Watermarker {
     pendingBytes += bytes;
     if (!scheduled) {
       scheduled = true;
-      setImmediate(drain);
+      setImmediate(() => void drain());
     }
   };
 
@@ -262,10 +283,11 @@ export function createWatermarker(options: WatermarkerOptions): Watermarker {
     },
     stats: () => ({ ...stats }),
     async flush() {
-      drain();
+      await drain();
     },
     async close() {
-      drain();
+      await drain();
+      registryUsable = false;
       registry?.close();
       registry = undefined;
     },

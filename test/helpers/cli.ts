@@ -5,6 +5,13 @@ import { join } from 'node:path';
 
 export const BIN = join(import.meta.dirname, '../../bin/ficta');
 
+/**
+ * Tests run the TypeScript sources (through tsx), never a build in dist/: bin/ficta.js already refuses a
+ * build older than any source it bundled, and FICTA_DEV=1 makes even a current one irrelevant, so what a
+ * test exercises is always the code under test. test/integration/npm-pack.test.ts covers the build.
+ */
+export const SOURCES_ENV = { FICTA_DEV: '1' } as const;
+
 export interface CliResult {
   code: number | null;
   signal: NodeJS.Signals | null;
@@ -15,7 +22,7 @@ export interface CliResult {
 /** Runs `ficta ARGS…` to completion. */
 export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(BIN, [...args], { env: { PATH: process.env.PATH, ...options.env }, stdio: 'pipe' });
+    const child = spawn(BIN, [...args], { env: { PATH: process.env.PATH, ...SOURCES_ENV, ...options.env }, stdio: 'pipe' });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d.toString()));
@@ -40,9 +47,12 @@ export interface ServeProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts `ficta serve ARGS…` and waits for its `ficta listening on …` line. */
-export async function startServe(args: string[], env: NodeJS.ProcessEnv): Promise<ServeProcess> {
-  const child = spawn(BIN, ['serve', ...args], { env: { PATH: process.env.PATH, ...env }, stdio: 'pipe' });
+/**
+ * Starts `ficta serve ARGS…` and waits for its `ficta listening on …` line: this checkout's sources, or
+ * `bin`, an installed `ficta` (which has no sources: it runs as it is).
+ */
+export async function startServe(args: string[], env: NodeJS.ProcessEnv, bin?: string): Promise<ServeProcess> {
+  const child = spawn(bin ?? BIN, ['serve', ...args], { env: { PATH: process.env.PATH, ...(bin === undefined ? SOURCES_ENV : {}), ...env }, stdio: 'pipe' });
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d.toString()));

@@ -3,7 +3,7 @@
 
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { BIN } from './cli.ts';
+import { BIN, SOURCES_ENV } from './cli.ts';
 
 export type PtyStep = { expect: string } | { send: string } | { sleep: number } | { waitfile: string } | { signal: 'SIGINT' | 'SIGTERM' | 'SIGHUP' } | { hangup: true };
 
@@ -15,7 +15,7 @@ export interface PtyResult {
 
 /** Runs `ficta ARGS…` on a terminal, following the steps (expect text, then send keys). */
 export function runOnPty(args: string[], env: NodeJS.ProcessEnv, steps: PtyStep[], timeoutSec = 30): Promise<PtyResult> {
-  const spec = { argv: [BIN, ...args], env: { PATH: process.env.PATH ?? '', TERM: 'xterm', ...env }, steps, timeout: timeoutSec };
+  const spec = { argv: [BIN, ...args], env: { PATH: process.env.PATH ?? '', TERM: 'xterm', ...SOURCES_ENV, ...env }, steps, timeout: timeoutSec };
   return new Promise((resolve, reject) => {
     execFile('python3', [join(import.meta.dirname, 'pty-run.py'), JSON.stringify(spec)], { maxBuffer: 16 * 1024 * 1024, timeout: (timeoutSec + 10) * 1000 }, (error, stdout) => {
       if (error) reject(error);

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { zstdCompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codexModel, writePrompt } from '../helpers/agent-models.ts';
-import { BIN, runCli } from '../helpers/cli.ts';
+import { BIN, runCli, SOURCES_ENV } from '../helpers/cli.ts';
 import { createEgressRecorder } from '../helpers/egress-recorder.ts';
 import { dotenvQuote, startFicta, type TestFicta } from '../helpers/ficta-server.ts';
 import { createMockUpstream, type MockUpstream } from '../helpers/mock-upstream.ts';
@@ -154,7 +154,7 @@ describe('ficta codex with a ChatGPT login', () => {
       const code = await new Promise<number | null>((resolve) => {
         const child = spawn(BIN, ['codex', '--env-file', join(dir, 'app.env'), '--', 'exec', '--skip-git-repo-check', '--json', '-s', 'workspace-write', '-m', 'gpt-5.5', writePrompt('out.txt', content)], {
           cwd: work,
-          env: { PATH: process.env.PATH, HOME: join(dir, 'home'), ...egress.env, ...env(join(dir, 'codex-chatgpt'), { FICTA_CODEX_BIN: process.env.FICTA_TEST_CODEX_BIN as string }) },
+          env: { PATH: process.env.PATH, ...SOURCES_ENV, HOME: join(dir, 'home'), ...egress.env, ...env(join(dir, 'codex-chatgpt'), { FICTA_CODEX_BIN: process.env.FICTA_TEST_CODEX_BIN as string }) },
           stdio: ['ignore', 'ignore', 'ignore'],
         });
         child.on('close', resolve);

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { geminiCliModel, writePrompt } from '../helpers/agent-models.ts';
-import { BIN } from '../helpers/cli.ts';
+import { BIN, SOURCES_ENV } from '../helpers/cli.ts';
 import { createEgressRecorder, type EgressRecorder } from '../helpers/egress-recorder.ts';
 import { dotenvQuote } from '../helpers/ficta-server.ts';
 import { createMockUpstream, type MockUpstream } from '../helpers/mock-upstream.ts';
@@ -35,7 +35,7 @@ afterAll(async () => {
 
 function run(args: string[], env: Record<string, string>, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(BIN, args, { cwd, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(BIN, args, { cwd, env: { PATH: process.env.PATH, ...SOURCES_ENV, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -14,14 +14,15 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const SHIPPED = JSON.parse(readFileSync(join(import.meta.dirname, '../../config/bench-budget.json'), 'utf8')) as { limits: Array<Record<string, unknown>> };
 
 describe('ficta bench', () => {
-  it('runs every section, reports JSON with the machine, and exits 1 when a budget limit is exceeded', async () => {
+  it('runs every section, reports JSON and an HTML page with the machine, and exits 1 when a budget limit is exceeded', async () => {
     // The shipped limits made impossible: each must fail with a measured value, so every name in the
     // shipped budget is one the run produces.
     const impossible = join(dir, 'impossible.json');
     // "Added" figures are differences and go negative in a noisy smoke run (−2 ms seen on a loaded machine), so
     // -1 was not impossible; no measured figure is below -1e12.
     writeFileSync(impossible, JSON.stringify({ limits: SHIPPED.limits.map(({ min: _min, ...l }) => ({ ...l, max: -1e12 })) }));
-    const r = await runCli(['bench', '--smoke', '--json', '--budget', impossible], { timeoutMs: 110_000 });
+    const html = join(dir, 'report.html');
+    const r = await runCli(['bench', '--smoke', '--json', '--budget', impossible, '--html', html], { timeoutMs: 110_000 });
 
     expect(r.code, r.stderr.slice(-2000)).toBe(1);
     expect(r.stderr).toMatch(/^ficta: bench: budget exceeded: \d+ of \d+ limits/m);
@@ -58,7 +59,28 @@ describe('ficta bench', () => {
       expect(check.value, `${check.name} ${check.field} was not measured`).toEqual(expect.any(Number));
       expect(check.ok, `${check.name} ${check.field} = ${check.value} passed an impossible limit`).toBe(false);
     }
+
+    // The page plots every scenario and states the verdicts; the same run, saved, renders again with --from.
+    const page = readFileSync(html, 'utf8');
+    for (const s of ['json/50KiB/c1', 'json/50KiB/c16', 'sse/50KiB/c1', 'sse/50KiB/c16']) expect(page).toContain(`<h3>${s}</h3>`);
+    expect(page).toContain(`<b>${report.budget.checks.length} over budget</b> 0 of ${report.budget.checks.length} limits met`);
+    const saved = join(dir, 'saved.json');
+    writeFileSync(saved, r.stdout);
+    const again = await runCli(['bench', '--from', saved, '--html', join(dir, 'again.html')]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/^ficta bench \(smoke\) — node /);
+    const latency = (p: string): string | undefined => /<section><h2>Latency<\/h2>.*?<\/section>/s.exec(p)?.[0];
+    expect(latency(page)).toEqual(expect.any(String));
+    expect(latency(readFileSync(join(dir, 'again.html'), 'utf8'))).toBe(latency(page));
   }, 120_000);
+
+  it('refuses a --from file that is not a saved report', async () => {
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, '{"results":"no"}');
+    const r = await runCli(['bench', '--from', bad]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`ficta: bench: ${bad} is not a report written by ficta bench --json\n`);
+  });
 
   it('refuses an unreadable budget before measuring anything', async () => {
     const r = await runCli(['bench', '--quick', '--budget', join(dir, 'missing.json')]);

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SOURCES_ENV } from '../helpers/cli.ts';
 import { createMockUpstream, type MockUpstream } from '../helpers/mock-upstream.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -115,6 +116,7 @@ describe('docs/ci.md', () => {
           FICTA_OPENAI_UPSTREAM: up.url,
           FICTA_ANTHROPIC_UPSTREAM: up.url,
           RUNNER_TEMP: runnerTemp,
+          ...SOURCES_ENV,
           GITHUB_ENV: githubEnv,
           GITHUB_PATH: githubPath,
           ...exported,

@@ -6,7 +6,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { BIN } from '../helpers/cli.ts';
+import { BIN, SOURCES_ENV } from '../helpers/cli.ts';
 
 const ENGINES: string = JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8')).engines.node;
 const dir = mkdtempSync(join(tmpdir(), 'ficta-node-'));
@@ -14,7 +14,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Runs bin/ficta with FICTA_NODE set to `node`. */
 function ficta(node: string, args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(BIN, args, { env: { PATH: process.env.PATH, FICTA_NODE: node }, encoding: 'utf8', timeout: 20_000 });
+  const r = spawnSync(BIN, args, { env: { PATH: process.env.PATH, ...SOURCES_ENV, FICTA_NODE: node }, encoding: 'utf8', timeout: 20_000 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, runCli } from '../helpers/cli.ts';
+import { BIN, runCli, SOURCES_ENV } from '../helpers/cli.ts';
 import { runMain } from '../helpers/cli-io.ts';
 import { badJsonLines } from '../helpers/json-lines.ts';
 import { createMockUpstream, type MockUpstream } from '../helpers/mock-upstream.ts';
@@ -69,7 +69,7 @@ describe('ficta run', () => {
   it('forwards SIGTERM (and SIGINT without a terminal) to the command and exits with its code', async () => {
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       const child = spawn(BIN, ['run', process.execPath, '-e', `process.on('${signal}', () => { console.log('got ${signal}'); process.exit(42); }); console.log('ready'); setInterval(() => {}, 1000);`], {
-        env: { PATH: process.env.PATH, ...baseEnv() },
+        env: { PATH: process.env.PATH, ...SOURCES_ENV, ...baseEnv() },
       });
       let out = '';
       await new Promise<void>((resolve) => child.stdout.on('data', (d) => ((out += d), out.includes('ready') && resolve())));

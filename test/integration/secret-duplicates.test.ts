@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SOURCES_ENV } from '../helpers/cli.ts';
 import { startFicta } from '../helpers/ficta-server.ts';
 import { createMockUpstream, type MockUpstream } from '../helpers/mock-upstream.ts';
 
@@ -25,7 +26,7 @@ interface Run { code: number | null; stdout: string; stderr: string }
 
 function ficta(home: string, args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
-    const proc = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', HOME: home, FICTA_HOME: home, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...SOURCES_ENV, HOME: home, FICTA_HOME: home, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     proc.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, runCli, startServe } from '../helpers/cli.ts';
+import { BIN, runCli, SOURCES_ENV, startServe } from '../helpers/cli.ts';
 import { createMockUpstream, type MockUpstream } from '../helpers/mock-upstream.ts';
 
 const SECRET = 'status-secret-value-42';
@@ -41,7 +41,7 @@ describe('ficta status', () => {
     writeFileSync(join(home, 'run', '999999999.json'), JSON.stringify({ pid: 999999999, mode: 'serve', url: 'http://127.0.0.1:1', host: '127.0.0.1', port: 1, startedAt: 0, version: 'x', requests: 0, blocks: 0, upstreamErrors: 0 }));
 
     const serve = await startServe(['--port', '0', '--token', 'auto', '--env-file', envFile, '--anthropic-upstream', up.url], { FICTA_HOME: home });
-    const child = spawn(BIN, ['run', '-q', '--env-file', envFile, '--', process.execPath, '-e', 'process.stdin.resume(); process.stdin.on("end", () => process.exit(0))'], { env: { PATH: process.env.PATH, FICTA_HOME: home }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(BIN, ['run', '-q', '--env-file', envFile, '--', process.execPath, '-e', 'process.stdin.resume(); process.stdin.on("end", () => process.exit(0))'], { env: { PATH: process.env.PATH, ...SOURCES_ENV, FICTA_HOME: home }, stdio: ['pipe', 'pipe', 'pipe'] });
     try {
       let rows: Array<Record<string, any>> = [];
       for (let i = 0; i < 100 && rows.length < 2; i++) {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { openDatabase } from '../../src/util/sqlite.ts';
 import { unlockVault } from '../../src/vault/open.ts';
+import { SOURCES_ENV } from '../helpers/cli.ts';
 import { expectSecrets, tempHome, type TempHome } from '../unit/vault-helpers.ts';
 
 const BIN = join(import.meta.dirname, '../../bin/ficta.js');
@@ -20,7 +21,7 @@ interface Run { code: number | null; stdout: string; stderr: string }
 function ficta(args: string[], options: { stdin?: string; env?: Record<string, string> } = {}): Promise<Run> {
   return new Promise((resolve) => {
     // A clean environment: nothing of the developer's FICTA_* leaks into the test.
-    const env = { PATH: process.env.PATH ?? '', HOME: t.home, FICTA_HOME: t.home, ...options.env };
+    const env = { PATH: process.env.PATH ?? '', HOME: t.home, FICTA_HOME: t.home, ...SOURCES_ENV, ...options.env };
     const proc = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';

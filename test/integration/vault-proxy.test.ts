@@ -14,6 +14,7 @@ import { createLogger } from '../../src/log/logger.ts';
 import { derivePlaceholder } from '../../src/redact/placeholder.ts';
 import { openDatabase } from '../../src/util/sqlite.ts';
 import { unlockVaultSource } from '../../src/vault/source.ts';
+import { SOURCES_ENV } from '../helpers/cli.ts';
 import { createMockUpstream, type MockUpstream } from '../helpers/mock-upstream.ts';
 import { tempHome, type TempHome } from '../unit/vault-helpers.ts';
 
@@ -36,7 +37,7 @@ afterEach(async () => {
 
 function cli(args: string[], stdin = ''): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
-    const env = { PATH: process.env.PATH ?? '', HOME: t.home, FICTA_HOME: t.home, FICTA_VAULT_PASSPHRASE: PASS };
+    const env = { PATH: process.env.PATH ?? '', HOME: t.home, FICTA_HOME: t.home, FICTA_VAULT_PASSPHRASE: PASS, ...SOURCES_ENV };
     const p = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'ignore', 'pipe'] });
     let stderr = '';
     p.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
