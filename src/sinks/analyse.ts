@@ -67,9 +67,16 @@ function analyseShell(item: WorkItem, out: Finding[], work: WorkItem[]): void {
     for (const m of info.markers) out.push({ reason: m, host: undefined, start: seg.start });
     return { seg, info };
   });
+  // Network calls in code written on the command line (`fetch(`, `requests.post(`) name a client even when
+  // the shell reading splits them (the `(` ends a word).
+  const codeClient = findNetworkCode(text);
+  if (codeClient !== undefined) clientSpans.push([0, text.length]);
   scanHosts(text, 0, out, spanContext(clientSpans));
   // Where destinations were named in the text itself, to tell a client that names one from one that does not.
   const named = out.filter(namesDestination).map((f) => f.start).sort((a, b) => a - b);
+  if (codeClient !== undefined && named.length === 0 && !segments.some(({ info }) => info.client !== undefined)) {
+    out.push({ reason: clientReason(codeClient), host: undefined, start: 0 });
+  }
   for (const { seg, info } of segments) {
     let namedHere = anyWithin(named, seg.start, seg.end);
     for (const w of seg.words) {
@@ -137,6 +144,9 @@ function inspectSegment(seg: ShellSegment, text: string, item: WorkItem, work: W
       else break;
     }
   }
+  // PowerShell sets variables with `$env:NAME = '…'` (Codex and Gemini CLI on Windows): it runs nothing.
+  const first = words[k];
+  if (first !== undefined && /^\$env:[A-Za-z_][A-Za-z0-9_]*(=|$)/.test(first.value) && (first.value.includes('=') || words[k + 1]?.value.startsWith('=') === true)) k = words.length;
   const cmd = words[k];
   const args = words.slice(k + 1);
   let heredocKind: 'shell' | 'code' = 'shell';

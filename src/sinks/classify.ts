@@ -46,7 +46,14 @@ export function classifyToolCall(call: ToolCallInput, policy: RestorePolicy): De
   if (!write) {
     // A destination anywhere in the call counts for every placeholder in it.
     const findings: Finding[] = [];
-    for (const s of parsed.strings) for (const f of analyseText(s.text, roleOf(call.name, s.parent, s.isKey))) findings.push(f);
+    const argv: string[] = [];
+    for (const s of parsed.strings) {
+      const role = roleOf(call.name, s.parent, s.isKey);
+      // A command given as an argument vector (Codex `shell`: ["bash", "-lc", "…"]) is read as one command line.
+      if (role === 'command' && !s.isKey && s.parent === s.top && parsed.topTypes.get(s.top) === 'array') argv.push(shellQuote(s.text));
+      else for (const f of analyseText(s.text, role)) findings.push(f);
+    }
+    if (argv.length > 0) for (const f of analyseText(argv.join(' '), 'command')) findings.push(f);
     const decide = createDecider(findings, policy);
     for (const s of parsed.strings) {
       for (const o of s.occurrences) decisions[o.index] = inHostname(s.text, o.at) ? withhold(SECRET_IN_HOSTNAME) : decide(call.occurrences[o.index]?.secret ?? -1);
@@ -126,8 +133,14 @@ function createDecider(findings: readonly Finding[], policy: RestorePolicy): (se
  */
 function inHostname(text: string, at: number): boolean {
   const before = text.slice(Math.max(0, at - 9), at);
-  if (before.endsWith('//') || before.endsWith('@') || before.endsWith('/dev/tcp/') || before.endsWith('/dev/udp/')) return true;
   let i = at + PLACEHOLDER_LENGTH;
+  if (before.endsWith('@') || before.endsWith('/dev/tcp/') || before.endsWith('/dev/udp/')) return true;
+  if (before.endsWith('//')) {
+    // `https://<ph>@host` is the user part of the URL; `https://<ph>` or `https://<ph>.x` is its host.
+    const limit = Math.min(text.length, i + 256);
+    while (i < limit && !/[\s/?#"'`@]/.test(text[i] as string)) i++;
+    return text[i] !== '@';
+  }
   if (text.charCodeAt(i) !== 0x2e) return false;
   const s = ++i;
   while (i < text.length && i - s < 254) {
@@ -156,6 +169,11 @@ function lineStarts(text: string): number[] {
     i = end;
   }
   return starts;
+}
+
+/** Single-quotes a word for a shell command line. */
+function shellQuote(word: string): string {
+  return `'${word.replaceAll("'", "'\\''")}'`;
 }
 
 /** A free-form input as one string, with byte offsets mapped to offsets in the decoded text. */

@@ -181,11 +181,6 @@ function considerWord(text: string, s0: number, e0: number, base: number, out: F
   const next = e0 < text.length ? text.charCodeAt(e0) : 0;
   const afterTrim = e < text.length ? text.charCodeAt(e) : 0;
   const next2 = e + 1 < text.length ? text.charCodeAt(e + 1) : 0;
-  // A placeholder right before a dotted name (`~ficta_…​.evil.example`) puts the value into a DNS look-up.
-  if (prev === 0x5f && s0 >= 7 && text.slice(s0 - 7, s0 - 1).toLowerCase() === '~ficta' && word.includes('.')) {
-    out.push(markerFinding(SECRET_IN_HOSTNAME, base + s0));
-    return;
-  }
   if (!word.includes('.')) {
     if (word.toLowerCase() === 'localhost' && prev !== 0x2f && prev !== 0x24) out.push(hostFinding('localhost', base + s));
     return;
@@ -198,6 +193,11 @@ function considerWord(text: string, s0: number, e0: number, base: number, out: F
   const lastDot = word.lastIndexOf('.');
   const tld = word.slice(lastDot + 1).toLowerCase();
   if (!TLDS.has(tld) || !isHostName(word)) return;
+  // A placeholder right before a dotted name (`~ficta_…​.evil.example`) puts the value into a DNS look-up.
+  if (prev === 0x5f && s0 >= 7 && text.slice(s0 - 7, s0 - 1).toLowerCase() === '~ficta') {
+    out.push(markerFinding(SECRET_IN_HOSTNAME, base + s0));
+    return;
+  }
   // Paths (`src/app.py`, `C:\x\y.sh`), variables and templates (`$cfg.host`, `{user.email}`), calls (`log.info(`).
   if ((prev === 0x2f && prev2 !== 0x2f) || prev === 0x5c || prev === 0x24 || prev === 0x7b || prev === 0x25) return;
   if (next === 0x28) return;
