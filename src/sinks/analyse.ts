@@ -41,6 +41,9 @@ export function analyseText(text: string, role: TextRole): Finding[] {
     scanHosts(text, 0, out);
     return out;
   }
+  // Only the earliest finding of each reason matters to the decision: keeping one per reason keeps a
+  // command of 100,000 tiny pipelines from building 100,000 findings twice over.
+  const earliest = new Map<string, Finding>();
   const work: WorkItem[] = [{ kind: 'shell', text, base: 0, exact: true, depth: 0 }];
   while (work.length > 0) {
     const item = work.pop() as WorkItem;
@@ -48,10 +51,17 @@ export function analyseText(text: string, role: TextRole): Finding[] {
     if (item.depth > MAX_CODE_DEPTH) found.push({ reason: TOO_DEEP, host: undefined, start: 0 });
     else if (item.kind === 'shell') analyseShell(item, found, work);
     else analyseCode(item.text, found);
-    for (const f of found) out.push(item.exact ? { ...f, start: item.base + f.start } : { ...f, start: item.base });
+    for (const f of found) {
+      const start = item.exact ? item.base + f.start : item.base;
+      const prev = earliest.get(f.reason);
+      if (prev === undefined || start < prev.start) earliest.set(f.reason, { reason: f.reason, host: f.host, start });
+    }
   }
-  // A line of a file is not run as it is written: computed commands there are not a destination.
-  return role === 'file-line' ? out.filter((f) => !f.reason.startsWith('obfuscated:')) : out;
+  for (const f of earliest.values()) {
+    // A line of a file is not run as it is written: computed commands there are not a destination.
+    if (role !== 'file-line' || !f.reason.startsWith('obfuscated:')) out.push(f);
+  }
+  return out;
 }
 
 function analyseShell(item: WorkItem, out: Finding[], work: WorkItem[]): void {
@@ -111,18 +121,28 @@ function anyWithin(sorted: readonly number[], from: number, to: number): boolean
   return lo < sorted.length && (sorted[lo] as number) <= to;
 }
 
+const NO_WORDS: ShellWord[] = [];
+
 interface SegmentInfo {
   client: { label: string; implicitHost: string | undefined; computedArgument: boolean } | undefined;
   markers: string[];
 }
 
+/** Where nested code found in a segment goes: the work list, with the item it was found in. */
+interface Nest {
+  item: WorkItem;
+  work: WorkItem[];
+}
+
+function pushNested(nest: Nest, kind: 'shell' | 'code', w: { value: string; start: number; literal: boolean }): void {
+  nest.work.push(nestedItem(nest.item, kind, w.value, w.start, w.literal));
+}
+
 /** Finds the command of a segment and what it means for the network; queues nested code. */
 function inspectSegment(seg: ShellSegment, text: string, item: WorkItem, work: WorkItem[]): SegmentInfo {
   const markers: string[] = [];
-  const words = seg.words.filter((w) => w.redirect === undefined);
-  const nested = (kind: 'shell' | 'code', w: { value: string; start: number; literal: boolean }): void => {
-    work.push(nestedItem(item, kind, w.value, w.start, w.literal));
-  };
+  const nest: Nest = { item, work };
+  const words = withoutRedirects(seg.words);
   let k = 0;
   while (k < words.length && isAssignment(words[k] as ShellWord)) k++;
   // Keywords and wrappers (`sudo -u x`, `timeout 5`, `xargs -I{}`) come before the real command.
@@ -140,51 +160,47 @@ function inspectSegment(seg: ShellSegment, text: string, item: WorkItem, work: W
     while (k < words.length) {
       const a = words[k] as ShellWord;
       if (a.value.startsWith('-')) k += takesValue.has(a.value) ? 2 : 1;
-      else if (isAssignment(a) || /^[0-9.]+[smhd]?$/.test(a.value)) k++;
+      else if (isAssignment(a) || (a.value.length <= 16 && /^[0-9.]+[smhd]?$/.test(a.value))) k++;
       else break;
     }
   }
   // PowerShell sets variables with `$env:NAME = '…'` (Codex and Gemini CLI on Windows): it runs nothing.
   const first = words[k];
-  if (first !== undefined && /^\$env:[A-Za-z_][A-Za-z0-9_]*(=|$)/.test(first.value) && (first.value.includes('=') || words[k + 1]?.value.startsWith('=') === true)) k = words.length;
+  if (first !== undefined && first.value.startsWith('$env:') && /^\$env:[A-Za-z_][A-Za-z0-9_]*(=|$)/.test(first.value.slice(0, 256)) && (first.value.includes('=') || words[k + 1]?.value.startsWith('=') === true)) k = words.length;
   const cmd = words[k];
-  const args = words.slice(k + 1);
+  const args = k + 1 < words.length ? words.slice(k + 1) : NO_WORDS;
   let heredocKind: 'shell' | 'code' = 'shell';
   let client: SegmentInfo['client'];
   if (cmd !== undefined) {
     if (cmd.expansion || cmd.procSubst) markers.push(DYNAMIC_COMMAND);
     const name = commandName(cmd.value);
     const interpreter = interpreterName(name);
-    if (SHELLS.has(name)) inspectShellCommand(args, seg, markers, nested);
+    if (SHELLS.has(name)) inspectShellCommand(args, seg, markers, nest);
     else if (name === 'eval') {
-      if (args.some((a) => a.expansion)) markers.push(DYNAMIC_COMMAND);
-      const first = args[0];
-      if (first !== undefined) nested('shell', { value: args.map((a) => a.value).join(' '), start: first.start, literal: false });
+      let joined = '';
+      for (const a of args) {
+        if (a.expansion) markers.push(DYNAMIC_COMMAND);
+        joined += joined === '' ? a.value : ` ${a.value}`;
+      }
+      const a0 = args[0];
+      if (a0 !== undefined) pushNested(nest, 'shell', { value: joined, start: a0.start, literal: false });
     } else if (name === 'source' || name === '.') {
       const a = args[0];
       if (a !== undefined && (a.expansion || a.procSubst || (seg.piped && isStdin(a.value)))) markers.push(DYNAMIC_COMMAND);
     } else if (interpreter !== undefined) {
       heredocKind = 'code';
-      inspectInterpreter(interpreter, args, seg, markers, nested);
+      inspectInterpreter(interpreter, args, seg, markers, nest);
     }
     const spec = CLIENTS.get(name);
-    if (spec !== undefined && !cmd.expansion && (spec.when === undefined || args.some((a) => spec.when?.has(a.value.toLowerCase())))) {
-      client = { label: spec.when === undefined ? name : `${name}-${args.find((a) => spec.when?.has(a.value.toLowerCase()))?.value.toLowerCase() ?? ''}`, implicitHost: spec.implicitHost, computedArgument: false };
+    if (spec !== undefined && !cmd.expansion) {
+      const when = spec.when === undefined ? '' : subcommandIn(args, spec.when);
+      if (when !== undefined) client = { label: when === '' ? name : `${name}-${when}`, implicitHost: spec.implicitHost, computedArgument: false };
     }
   }
   for (const h of seg.heredocs) work.push(nestedItem(item, heredocKind, text.slice(h.start, h.end), h.start, true));
   if (client === undefined) {
     for (const w of seg.words) {
-      const name = findClientWord(w.value);
-      if (name !== undefined) {
-        client = { label: name, implicitHost: undefined, computedArgument: false };
-        break;
-      }
-    }
-  }
-  if (client === undefined) {
-    for (const w of seg.words) {
-      const label = findNetworkCode(w.value);
+      const label = findClientWord(w.value) ?? findNetworkCode(w.value);
       if (label !== undefined) {
         client = { label, implicitHost: undefined, computedArgument: false };
         break;
@@ -192,50 +208,81 @@ function inspectSegment(seg: ShellSegment, text: string, item: WorkItem, work: W
     }
   }
   // A destination computed at run time (`curl "$URL"`, `curl $(cat /tmp/u)`) cannot be checked against the list.
-  if (client !== undefined && args.some((a) => a.leadingExpansion || a.procSubst)) client.computedArgument = true;
+  if (client !== undefined) {
+    for (const a of args) if (a.leadingExpansion || a.procSubst) client.computedArgument = true;
+  }
   return { client, markers };
 }
 
-function inspectShellCommand(args: ShellWord[], seg: ShellSegment, markers: string[], nested: (kind: 'shell' | 'code', w: ShellWord) => void): void {
-  const codeAt = args.findIndex((a) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(a.value) || a.value === '--command');
+function withoutRedirects(words: ShellWord[]): ShellWord[] {
+  for (const w of words) if (w.redirect !== undefined) return words.filter((x) => x.redirect === undefined);
+  return words;
+}
+
+/** The first argument that is one of `when` (lowercased), or undefined. */
+function subcommandIn(args: readonly ShellWord[], when: ReadonlySet<string>): string | undefined {
+  for (const a of args) {
+    const v = a.value.toLowerCase();
+    if (when.has(v)) return v;
+  }
+  return undefined;
+}
+
+function inspectShellCommand(args: ShellWord[], seg: ShellSegment, markers: string[], nest: Nest): void {
+  let codeAt = -1;
+  for (let j = 0; j < args.length && codeAt === -1; j++) {
+    const v = (args[j] as ShellWord).value;
+    if ((v.length <= 16 && /^-[a-zA-Z]*c[a-zA-Z]*$/.test(v)) || v === '--command') codeAt = j;
+  }
   if (codeAt !== -1) {
     const code = args[codeAt + 1];
     if (code !== undefined) {
       if (code.expansion) markers.push(DYNAMIC_COMMAND);
-      nested('shell', code);
+      pushNested(nest, 'shell', code);
     }
     return;
   }
-  const script = args.find((a) => !a.value.startsWith('-') || a.value === '-');
+  const script = firstOperand(args);
+  let stdinScript = false;
+  for (const a of args) if (a.value === '-s') stdinScript = true;
   if (script?.procSubst === true) markers.push(DYNAMIC_COMMAND);
-  else if (seg.piped && (script === undefined || isStdin(script.value) || args.some((a) => a.value === '-s'))) markers.push(PIPE_TO_INTERPRETER);
+  else if (seg.piped && (script === undefined || isStdin(script.value) || stdinScript)) markers.push(PIPE_TO_INTERPRETER);
   for (const w of seg.words) {
     if (w.redirect === '<<<') {
       if (w.expansion) markers.push(DYNAMIC_COMMAND);
-      nested('shell', w);
+      pushNested(nest, 'shell', w);
     }
   }
 }
 
-function inspectInterpreter(name: string, args: ShellWord[], seg: ShellSegment, markers: string[], nested: (kind: 'shell' | 'code', w: ShellWord) => void): void {
+/** The first word that is not an option (`-` alone counts: it means stdin). */
+function firstOperand(args: readonly ShellWord[]): ShellWord | undefined {
+  for (const a of args) if (!a.value.startsWith('-') || a.value === '-') return a;
+  return undefined;
+}
+
+function inspectInterpreter(name: string, args: ShellWord[], seg: ShellSegment, markers: string[], nest: Nest): void {
   const flags = INTERPRETERS.get(name) as ReadonlySet<string>;
-  if ((name === 'pwsh' || name === 'powershell') && args.some((a) => ENCODED_COMMAND_OPTIONS.has(a.value.toLowerCase()))) markers.push(ENCODED_COMMAND);
+  const powershell = name === 'pwsh' || name === 'powershell';
   let code: ShellWord | undefined;
+  let module = false;
   for (let j = 0; j < args.length && code === undefined; j++) {
     const a = args[j] as ShellWord;
     const flag = a.value.toLowerCase();
+    if (powershell && ENCODED_COMMAND_OPTIONS.has(flag)) markers.push(ENCODED_COMMAND);
+    if (a.value === '-m') module = true;
     if (flags.has(flag)) code = args[j + 1];
     // `python3 -c'…'`, `perl -e'…'`: the code is attached to a short option.
     else if (a.value.length > 2 && flags.has(a.value.slice(0, 2))) code = { ...a, value: a.value.slice(2), literal: false };
   }
-  if (code === undefined && name.endsWith('awk')) code = args.find((a) => !a.value.startsWith('-'));
+  if (code === undefined && name.endsWith('awk')) code = firstOperand(args);
   if (code !== undefined) {
     if (code.expansion) markers.push(DYNAMIC_CODE);
-    nested('code', code);
+    pushNested(nest, 'code', code);
     return;
   }
-  if (args.some((a) => a.value === '-m')) return;
-  const script = args.find((a) => !a.value.startsWith('-') || a.value === '-');
+  if (module) return;
+  const script = firstOperand(args);
   if (script?.procSubst === true) markers.push(DYNAMIC_COMMAND);
   else if (seg.piped && (script === undefined || isStdin(script.value))) markers.push(PIPE_TO_INTERPRETER);
 }
@@ -255,7 +302,7 @@ function analyseCode(code: string, out: Finding[]): void {
 
 function isAssignment(w: ShellWord): boolean {
   const eq = w.value.indexOf('=');
-  return eq > 0 && /^[A-Za-z_][A-Za-z0-9_]*\+?$/.test(w.value.slice(0, eq)) && !w.leadingExpansion;
+  return eq > 0 && eq <= 256 && /^[A-Za-z_][A-Za-z0-9_]*\+?$/.test(w.value.slice(0, eq)) && !w.leadingExpansion;
 }
 
 function isStdin(v: string): boolean {

@@ -92,6 +92,9 @@ export const ENCODED_COMMAND_OPTIONS: ReadonlySet<string> = new Set(['-e', '-ec'
 /** The interpreter a command name denotes (`python3.12` → python), or undefined. */
 export function interpreterName(name: string): string | undefined {
   if (INTERPRETERS.has(name)) return name;
+  // Only `python3`, `python3.12`, `perl5.36`…; a long word must not reach the regular expression (it would backtrack).
+  const last = name.charCodeAt(name.length - 1);
+  if (name.length > 32 || !((last >= 0x30 && last <= 0x39) || last === 0x2e)) return undefined;
   const base = name.replace(/[0-9.]+$/, '');
   return base !== name && INTERPRETERS.has(base) ? base : undefined;
 }

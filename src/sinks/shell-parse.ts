@@ -66,6 +66,12 @@ interface CmdFrame {
 
 type Frame = CmdFrame | { kind: 'dq'; cmd: CmdFrame } | { kind: 'param'; cmd: CmdFrame; depth: number };
 
+/** Characters that end a run of ordinary word characters in a command and inside double quotes. */
+const CMD_SPECIAL = new Uint8Array(65536);
+for (const ch of ' \t\n#\'"\\$`()|;&<>') CMD_SPECIAL[ch.charCodeAt(0)] = 1;
+const DQ_SPECIAL = new Uint8Array(65536);
+for (const ch of '"\\$`') DQ_SPECIAL[ch.charCodeAt(0)] = 1;
+
 const isNameStart = (c: number): boolean => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f;
 const isNameChar = (c: number): boolean => isNameStart(c) || (c >= 0x30 && c <= 0x39);
 
@@ -217,8 +223,10 @@ export function parseShell(text: string): ParsedShell {
         push(newCmd('`', i + 1));
         i++;
       } else {
-        w.parts.push(text[i] as string);
-        i++;
+        let j = i + 1;
+        while (j < n && DQ_SPECIAL[text.charCodeAt(j)] !== 1) j++;
+        w.parts.push(text.slice(i, j));
+        i = j;
       }
       continue;
     }
@@ -327,8 +335,11 @@ export function parseShell(text: string): ParsedShell {
         break;
       }
       default: {
-        wordOf(f, i).parts.push(text[i] as string);
-        i++;
+        // A run of ordinary characters goes into the word at once.
+        let j = i + 1;
+        while (j < n && CMD_SPECIAL[text.charCodeAt(j)] !== 1) j++;
+        wordOf(f, i).parts.push(text.slice(i, j));
+        i = j;
       }
     }
   }
