@@ -3,7 +3,7 @@
 // secret. Tools that run or fetch (and unknown tools) withhold for a destination anywhere in the call;
 // tools that write files withhold only for one on the same line. When unsure, withhold.
 
-import { PLACEHOLDER_LENGTH } from '../redact/placeholder.ts';
+import { PLACEHOLDER_FIRST_BYTE, PLACEHOLDER_LENGTH } from '../redact/placeholder.ts';
 import { analyseText } from './analyse.ts';
 import { parseJsonArguments, type ArgString, type ParsedArguments } from './json-args.ts';
 import type { RestorePolicy } from './policy.ts';
@@ -38,6 +38,12 @@ export function classifyToolCall(call: ToolCallInput, policy: RestorePolicy): De
   if (policy.mode === 'all') return call.occurrences.map(() => RESTORE);
   if (policy.mode === 'never') return call.occurrences.map(() => withhold(MODE_NEVER));
   const offsets = call.occurrences.map((o) => o.offset);
+  // Each offset must be a placeholder's `~` and come after the previous one; anything else is a caller bug
+  // that must not turn into a restore.
+  for (let k = 0; k < n; k++) {
+    const at = offsets[k] as number;
+    if (call.bytes[at] !== PLACEHOLDER_FIRST_BYTE || (k > 0 && at <= (offsets[k - 1] as number))) return call.occurrences.map(() => withhold(MALFORMED));
+  }
   const parsed = call.input === 'json' ? parseJsonArguments(call.bytes, offsets) : textArguments(call.bytes, offsets);
   if (parsed === undefined) return call.occurrences.map(() => withhold(MALFORMED));
   const write = (call.input === 'json' ? classifyJsonTool(call.name, parsed) : classifyTextTool(call.name, parsed.strings[0]?.text ?? '')) === 'write';
