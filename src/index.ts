@@ -14,6 +14,7 @@ import { createUpstreamClient } from './server/upstream.ts';
 import { createEnvFileSource, createEnvVarSource } from './secrets/env-sources.ts';
 import { createFilePlaceholderKeyProvider } from './secrets/placeholder-key-file.ts';
 import { createSecretRegistry, type SecretRegistry } from './secrets/registry.ts';
+import { withConfiguredHosts } from './sinks/config-hosts.ts';
 import { createWatermarker } from './watermark/watermarker.ts';
 import { MIN_SECRET_LENGTH, type PlaceholderKeyProvider, type SecretSource } from './secrets/types.ts';
 
@@ -63,7 +64,7 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
     ...(options.sources ?? []),
   ];
   const registryResult = await createSecretRegistry({
-    sources,
+    sources: withConfiguredHosts(sources, config.secrets.hosts),
     keyProvider: options.keyProvider ?? createFilePlaceholderKeyProvider(config.home),
     onSkipped: (skipped) => {
       for (const s of skipped) {

@@ -17,6 +17,7 @@ export const PROXY_OPTIONS = {
   'report-file': { type: 'string' },
   'fail-on-block': { type: 'boolean' },
   'no-vault': { type: 'boolean' },
+  'allow-host': { type: 'string', multiple: true },
   'key-file': { type: 'string' },
 } as const satisfies NonNullable<ParseArgsConfig['options']>;
 
@@ -33,6 +34,8 @@ export const PROXY_OPTIONS_HELP = `  --env-file PATH          register every val
   --max-body-bytes N       largest request body accepted (default 32 MiB)
   --report-file PATH       write the run report (JSON, names and counts only) on exit
   --fail-on-block          exit 3 at the end if any request was blocked
+  --allow-host HOST        let every secret be restored into tool calls that reach HOST (repeatable;
+                           *.example.com covers subdomains; restore.allowHosts)
 `;
 
 type Values = { [K in keyof typeof PROXY_OPTIONS]?: (typeof PROXY_OPTIONS)[K] extends { multiple: true } ? string[] : (typeof PROXY_OPTIONS)[K] extends { type: 'boolean' } ? boolean : string };
@@ -57,6 +60,7 @@ export function proxyFlags(values: Values): { flags: Record<string, unknown>; co
   if (values['max-body-bytes'] !== undefined) flags.limits = { maxBodyBytes: intFlag('--max-body-bytes', values['max-body-bytes']) };
   if (values['report-file'] !== undefined) flags.reportFile = values['report-file'];
   if (values['fail-on-block'] === true) flags.failOnBlock = true;
+  if (values['allow-host'] !== undefined) flags.restore = { allowHosts: values['allow-host'] };
   return { flags, configFile: values.config, keyFile: values['key-file'] };
 }
 

@@ -1,6 +1,7 @@
 // The configuration schema: the single source of defaults and of what a valid setting is.
 
 import { z } from 'zod';
+import { HostListSchema, RestoreConfigSchema } from '../sinks/config.ts';
 import { WatermarkConfigSchema } from '../watermark/config.ts';
 
 const MiB = 1024 * 1024;
@@ -54,6 +55,8 @@ export const ConfigSchema = z
         env: z.array(z.string().min(1)).default([]),
         /** Use the sealed vault when it exists ("auto"), always ("on"), or never ("off"). */
         vault: z.enum(['auto', 'on', 'off']).default('auto'),
+        /** Hosts each named secret may be restored towards in tool calls (`[secrets.hosts] NAME = ["api.github.com"]`). */
+        hosts: z.record(z.string().min(1), HostListSchema).default({}),
       })
       .strict()
       .prefault({}),
@@ -81,6 +84,8 @@ export const ConfigSchema = z
     reportFile: z.string().min(1).optional(),
     /** Exit non-zero at shutdown when any request was blocked. */
     failOnBlock: z.boolean().default(false),
+    /** Restore into tool calls: mode and allowed hosts (see src/sinks/config.ts). */
+    restore: RestoreConfigSchema.prefault({}),
     /** Watermarks and the attribution registry (see src/watermark/config.ts). */
     watermark: WatermarkConfigSchema.prefault({}),
   })
