@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { ensureHome, resolveHome } from '../config/home.ts';
 import { FictaError } from '../errors.ts';
 import { parseDotenv } from '../secrets/dotenv.ts';
+import { parseHostPattern } from '../sinks/hosts.ts';
 import { PLACEHOLDER_KEY_FILE, placeholderKeyPath, readPlaceholderKeyFile } from '../secrets/placeholder-key-file.ts';
 import { vaultError } from '../vault/errors.ts';
 import { USER_KDF_PRESETS, type KdfPreset } from '../vault/kdf.ts';
@@ -24,8 +25,11 @@ const USAGE = `usage: ficta vault <command> [options]
 commands:
   init [--key-file PATH] [--kdf interactive|moderate|sensitive]
                       create FICTA_HOME/vault.db (passphrase typed twice, FICTA_VAULT_PASSPHRASE, or a key file)
-  add NAME [--from-env VAR] [--replace]
-                      store a secret; the value comes from a hidden prompt, piped stdin or --from-env
+  add NAME [--from-env VAR] [--replace] [--host HOST]…
+                      store a secret; the value comes from a hidden prompt, piped stdin or --from-env;
+                      --host: a host it may be restored towards in tool calls (*.example.com: subdomains)
+  hosts NAME [--add HOST]… [--rm HOST]…
+                      show, add or remove the hosts a secret may be restored towards in tool calls
   import FILE… [--replace]
                       store every entry of dotenv files, in one transaction
   list [--json]       names, lengths, sources and times — never values
@@ -39,7 +43,7 @@ commands:
 unlocking: --key-file PATH or FICTA_VAULT_KEY_FILE (key-file vaults), FICTA_VAULT_PASSPHRASE, or a prompt
 `;
 
-type Flags = Record<string, string | boolean | undefined>;
+type Flags = Record<string, string | boolean | string[] | undefined>;
 
 /** Runs `ficta vault …` and returns the exit code. */
 export async function run(argv: string[], io: CliIo): Promise<number> {
@@ -54,6 +58,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
 const SUBCOMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> = {
   init: runInit,
   add: runAdd,
+  hosts: runHosts,
   import: runImport,
   list: runList,
   rm: runRemove,
@@ -94,9 +99,10 @@ async function runInit(argv: string[], io: CliIo): Promise<number> {
 }
 
 async function runAdd(argv: string[], io: CliIo): Promise<number> {
-  const { flags, positionals } = parse(argv, { 'from-env': { type: 'string' }, replace: { type: 'boolean' }, 'key-file': { type: 'string' } }, 1, 1);
+  const { flags, positionals } = parse(argv, { 'from-env': { type: 'string' }, replace: { type: 'boolean' }, 'key-file': { type: 'string' }, host: { type: 'string', multiple: true } }, 1, 1);
   const name = positionals[0] as string;
   must(checkName(name));
+  const hosts = hostsFlag(flags.host);
   const fromEnv = str(flags['from-env']);
   const piped = fromEnv === undefined && !canPrompt(io.stdin);
   let value: string | undefined;
@@ -117,12 +123,50 @@ async function runAdd(argv: string[], io: CliIo): Promise<number> {
       if (value === undefined) throw vaultError('FICTA_VAULT_NAME_EXISTS', `${name} is already in the vault (use --replace to change it)`);
     }
     if (value === undefined) value = must(await promptHidden(`value of ${name}: `, io.stdin, io.stderr));
-    const outcome = must(vault.add(name, value, { replace, source }));
+    const outcome = must(vault.add(name, value, { replace, source, hosts }));
     io.stdout.write(outcome === 'unchanged' ? `vault: ${name} unchanged (same value)\n` : `vault: ${outcome} ${name}\n`);
+    if (hosts.length > 0) io.stdout.write(`vault: ${name} may be restored towards ${describeHosts(must(vault.list()).find((r) => r.name === name)?.hosts)}\n`);
   } finally {
     vault.close();
   }
   return 0;
+}
+
+async function runHosts(argv: string[], io: CliIo): Promise<number> {
+  const { flags, positionals } = parse(argv, { add: { type: 'string', multiple: true }, rm: { type: 'string', multiple: true }, json: { type: 'boolean' }, 'key-file': { type: 'string' } }, 1, 1);
+  const name = positionals[0] as string;
+  must(checkName(name));
+  const add = hostsFlag(flags.add);
+  const remove = hostsFlag(flags.rm);
+  const vault = await unlock(io, flags, true);
+  try {
+    const hosts = add.length > 0 || remove.length > 0 ? must(vault.changeHosts(name, { add, remove })) : listedHosts(vault, name);
+    if (flags.json === true) io.stdout.write(`${JSON.stringify({ name, hosts })}\n`);
+    else io.stdout.write(`vault: ${name} may be restored towards ${describeHosts(hosts)}\n`);
+  } finally {
+    vault.close();
+  }
+  return 0;
+}
+
+function listedHosts(vault: Vault, name: string): string[] {
+  const row = must(vault.list()).find((r) => r.name === name);
+  if (row === undefined) throw vaultError('FICTA_VAULT_NAME_UNKNOWN', `no secret named ${name} in the vault`);
+  return row.hosts ?? [];
+}
+
+function describeHosts(hosts: readonly string[] | undefined): string {
+  return hosts === undefined || hosts.length === 0 ? 'no host of its own (only restore.allowHosts / --allow-host)' : hosts.join(', ');
+}
+
+/** Validates --host/--add/--rm values (host names, `*.` wildcards, IP literals; never URLs). */
+function hostsFlag(values: Flags[string]): string[] {
+  const list = Array.isArray(values) ? values : typeof values === 'string' ? [values] : [];
+  return list.map((h) => {
+    const parsed = parseHostPattern(h);
+    if (!parsed.ok) throw usage(parsed.error.message);
+    return parsed.value;
+  });
 }
 
 async function runImport(argv: string[], io: CliIo): Promise<number> {
@@ -159,12 +203,16 @@ async function runList(argv: string[], io: CliIo): Promise<number> {
   try {
     const rows = must(vault.list());
     if (flags.json === true) {
-      const out = rows.map((r) => ({ name: r.name, length: r.length, source: r.source, addedAt: iso(r.addedAt), updatedAt: iso(r.updatedAt) }));
+      const out = rows.map((r) => ({ name: r.name, length: r.length, source: r.source, addedAt: iso(r.addedAt), updatedAt: iso(r.updatedAt), hosts: r.hosts ?? [] }));
       io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
       return 0;
     }
     if (rows.length === 0) { io.stderr.write('vault: no secrets yet (ficta vault add NAME, or ficta vault import .env)\n'); return 0; }
-    const table = [['NAME', 'LENGTH', 'SOURCE', 'ADDED', 'UPDATED'], ...rows.map((r) => [r.name, String(r.length), r.source, iso(r.addedAt), iso(r.updatedAt)])];
+    const withHosts = rows.some((r) => r.hosts !== undefined);
+    const table = [
+      ['NAME', 'LENGTH', 'SOURCE', 'ADDED', 'UPDATED', ...(withHosts ? ['HOSTS'] : [])],
+      ...rows.map((r) => [r.name, String(r.length), r.source, iso(r.addedAt), iso(r.updatedAt), ...(withHosts ? [r.hosts?.join(',') ?? '-'] : [])]),
+    ];
     const widths = (table[0] as string[]).map((_, c) => Math.max(...table.map((row) => (row[c] as string).length)));
     for (const row of table) io.stdout.write(`${row.map((cell, c) => (c === row.length - 1 ? cell : cell.padEnd(widths[c] as number))).join('  ')}\n`);
   } finally {
@@ -257,7 +305,7 @@ async function runStatus(argv: string[], io: CliIo): Promise<number> {
 
 // --- helpers ---
 
-function parse(argv: string[], options: Record<string, { type: 'string' | 'boolean' }>, min: number, max: number): { flags: Flags; positionals: string[] } {
+function parse(argv: string[], options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>, min: number, max: number): { flags: Flags; positionals: string[] } {
   const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: max > 0, strict: true });
   if (positionals.length < min) throw usage(min === 1 && max === 1 ? 'expected one NAME' : 'expected at least one FILE');
   if (positionals.length > max) throw usage(`unexpected argument "${positionals[max]}" (values are never taken from the command line)`);
@@ -297,7 +345,7 @@ function describeUnlock(info: VaultInfo, keyFile: string | undefined): string {
   return `passphrase, Argon2id ${info.kdf.preset}: ${info.kdf.ops} passes, ${Math.round(info.kdf.mem / 1048576)} MiB`;
 }
 
-function presetFlag(value: string | boolean | undefined): KdfPreset | undefined {
+function presetFlag(value: Flags[string]): KdfPreset | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || !(USER_KDF_PRESETS as readonly string[]).includes(value)) {
     throw usage(`--kdf must be one of ${USER_KDF_PRESETS.join(', ')}`);
@@ -314,7 +362,7 @@ function usage(what: string): FictaError {
   return new FictaError('FICTA_USAGE', `usage: vault: ${what} (ficta vault --help)`);
 }
 
-function str(v: string | boolean | undefined): string | undefined {
+function str(v: Flags[string]): string | undefined {
   return typeof v === 'string' && v !== '' ? v : undefined;
 }
 

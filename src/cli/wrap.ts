@@ -11,6 +11,7 @@ import { FictaError } from '../errors.ts';
 import type { BaseUrls } from '../server/access.ts';
 import { generateToken } from '../server/access.ts';
 import type { CliIo } from './io.ts';
+import { describeWithheld } from '../sinks/withheld.ts';
 import { describeBlocks, EXIT_BLOCKED, startSession } from './proxy-session.ts';
 
 /** Signals passed on to the command. SIGINT and SIGQUIT from a terminal already reach the command
@@ -87,6 +88,7 @@ export async function runWrapped(options: WrapOptions): Promise<number> {
   const report = await session.stop();
   const childCode = exit.code ?? 128 + (exit.signal === null ? 0 : (osConstants.signals[exit.signal] ?? 0));
   if (report.blocks > 0) io.stderr.write(`ficta: ${describeBlocks(report)}; see ${session.config.log.file ?? 'the log'}\n`);
+  if ((report.withheld ?? 0) > 0) io.stderr.write(`ficta: ${describeWithheld(report.withheldBySecret ?? {})}\n`);
   if (childCode === 0 && session.config.failOnBlock && report.blocks > 0) return EXIT_BLOCKED;
   return childCode;
 }

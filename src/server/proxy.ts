@@ -15,6 +15,7 @@ import type { SecretSet } from '../redact/secret-set.ts';
 import { redactTarget } from '../redact/url.ts';
 import { createRestoreStats, type RestoreStats } from '../restore/restore-bytes.ts';
 import { unavailableError, type SecretRegistry } from '../secrets/registry.ts';
+import { createWithheldCounts, namedWithheld, type WithheldCounts } from '../sinks/withheld.ts';
 import { sendError, toHttpError } from './error-response.ts';
 import { decodeBody, parseContentEncoding, readBody, SUPPORTED_CODINGS } from './request-body.ts';
 import type { RunStats } from './stats.ts';
@@ -57,6 +58,8 @@ interface RequestLog {
   upstreamHeadersMs?: number;
   outcome: string;
   blocked: string[];
+  /** Restores withheld from tool calls (sink-aware restore): secret → reason → count. */
+  withheld: WithheldCounts;
 }
 
 let sequence = 0;
@@ -78,6 +81,7 @@ export async function proxyRequest(deps: ProxyDeps, route: ResolvedRoute, req: I
     started: performance.now(),
     outcome: 'ok',
     blocked: [],
+    withheld: createWithheldCounts(),
   };
   const client: ClientState = { gone: false, onGone: undefined };
   const onClose = (): void => {
@@ -270,6 +274,7 @@ function namedCounts(set: SecretSet | undefined, counts: CountMap): Record<strin
 function writeRequestLog(deps: ProxyDeps, log: RequestLog, set: SecretSet | undefined): void {
   const redactions = namedCounts(set, log.redactions);
   const restores = namedCounts(set, log.restore.restores);
+  const withheld = namedWithheld(set, log.withheld);
   logEvent(deps.logger, 'info', 'request', {
     id: log.id,
     method: log.method,
@@ -286,8 +291,9 @@ function writeRequestLog(deps: ProxyDeps, log: RequestLog, set: SecretSet | unde
     redactions,
     restores,
     restoreMisses: log.restore.misses,
+    ...(log.withheld.size === 0 ? {} : { withheld }),
   });
-  deps.stats?.record({ outcome: log.outcome, status: log.status, redactions, restores, restoreMisses: log.restore.misses, blocked: log.blocked });
+  deps.stats?.record({ outcome: log.outcome, status: log.status, redactions, restores, restoreMisses: log.restore.misses, blocked: log.blocked, withheld });
 }
 
 function round(ms: number): number {

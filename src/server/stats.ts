@@ -1,5 +1,8 @@
 // Run totals for reports (`ficta report`, the summary written on shutdown): requests by outcome,
-// redactions, restores and blocks by secret name, restore misses. Names and counts only.
+// redactions, restores, blocks and withheld tool-call restores by secret name, restore misses. Names and
+// counts only.
+
+import { addWithheld, type WithheldByName } from '../sinks/withheld.ts';
 
 export interface RequestSummary {
   outcome: string;
@@ -9,6 +12,8 @@ export interface RequestSummary {
   restoreMisses: number;
   /** Secret names a blocked request would have leaked. */
   blocked: string[];
+  /** Restores withheld from tool calls, by secret name and reason. */
+  withheld?: WithheldByName;
 }
 
 export interface RunReport {
@@ -19,6 +24,10 @@ export interface RunReport {
   blocks: number;
   blockedBySecret: Record<string, number>;
   restoreMisses: number;
+  /** Restores withheld from tool calls (absent in reports written before they existed). */
+  withheld?: number;
+  /** Withheld restores by secret name and reason (`network:evil.example`). */
+  withheldBySecret?: WithheldByName;
 }
 
 export interface RunStats {
@@ -28,7 +37,7 @@ export interface RunStats {
 
 /** An in-memory accumulator (bounded by the number of secret names, not by requests). */
 export function createRunStats(): RunStats {
-  const report: RunReport = { requests: 0, byOutcome: {}, redactions: {}, restores: {}, blocks: 0, blockedBySecret: {}, restoreMisses: 0 };
+  const report: RunReport = { requests: 0, byOutcome: {}, redactions: {}, restores: {}, blocks: 0, blockedBySecret: {}, restoreMisses: 0, withheld: 0, withheldBySecret: {} };
   const add = (into: Record<string, number>, from: Record<string, number>): void => {
     for (const [k, v] of Object.entries(from)) into[k] = (into[k] ?? 0) + v;
   };
@@ -39,6 +48,7 @@ export function createRunStats(): RunStats {
       add(report.redactions, s.redactions);
       add(report.restores, s.restores);
       report.restoreMisses += s.restoreMisses;
+      if (s.withheld !== undefined) report.withheld = (report.withheld ?? 0) + addWithheld((report.withheldBySecret ??= {}), s.withheld);
       if (s.blocked.length > 0) {
         report.blocks++;
         for (const name of s.blocked) report.blockedBySecret[name] = (report.blockedBySecret[name] ?? 0) + 1;

@@ -33,19 +33,28 @@ export const MALFORMED = 'malformed:arguments';
 
 /** Decides, per occurrence (same order), whether its value may be restored. Linear in the call's size. */
 export function classifyToolCall(call: ToolCallInput, policy: RestorePolicy): Decision[] {
+  return classifyToolCallDetailed(call, policy).decisions;
+}
+
+/** classifyToolCall, with the arguments as read (undefined when they were not needed or not readable). */
+export function classifyToolCallDetailed(call: ToolCallInput, policy: RestorePolicy): { decisions: Decision[]; parsed: ParsedArguments | undefined } {
   const n = call.occurrences.length;
-  if (n === 0) return [];
-  if (policy.mode === 'all') return call.occurrences.map(() => RESTORE);
-  if (policy.mode === 'never') return call.occurrences.map(() => withhold(MODE_NEVER));
+  if (n === 0) return { decisions: [], parsed: undefined };
+  if (policy.mode === 'all') return { decisions: call.occurrences.map(() => RESTORE), parsed: undefined };
+  if (policy.mode === 'never') return { decisions: call.occurrences.map(() => withhold(MODE_NEVER)), parsed: undefined };
+  return decideAll(call, policy, n);
+}
+
+function decideAll(call: ToolCallInput, policy: RestorePolicy, n: number): { decisions: Decision[]; parsed: ParsedArguments | undefined } {
   const offsets = call.occurrences.map((o) => o.offset);
   // Each offset must be a placeholder's `~` and come after the previous one; anything else is a caller bug
   // that must not turn into a restore.
   for (let k = 0; k < n; k++) {
     const at = offsets[k] as number;
-    if (call.bytes[at] !== PLACEHOLDER_FIRST_BYTE || (k > 0 && at <= (offsets[k - 1] as number))) return call.occurrences.map(() => withhold(MALFORMED));
+    if (call.bytes[at] !== PLACEHOLDER_FIRST_BYTE || (k > 0 && at <= (offsets[k - 1] as number))) return { decisions: call.occurrences.map(() => withhold(MALFORMED)), parsed: undefined };
   }
   const parsed = call.input === 'json' ? parseJsonArguments(call.bytes, offsets) : textArguments(call.bytes, offsets);
-  if (parsed === undefined) return call.occurrences.map(() => withhold(MALFORMED));
+  if (parsed === undefined) return { decisions: call.occurrences.map(() => withhold(MALFORMED)), parsed: undefined };
   const write = (call.input === 'json' ? classifyJsonTool(call.name, parsed) : classifyTextTool(call.name, parsed.strings[0]?.text ?? '')) === 'write';
   const decisions: Decision[] = new Array<Decision>(n).fill(RESTORE);
 
@@ -64,7 +73,7 @@ export function classifyToolCall(call: ToolCallInput, policy: RestorePolicy): De
     for (const s of parsed.strings) {
       for (const o of s.occurrences) decisions[o.index] = inHostname(s.text, o.at) ? withhold(SECRET_IN_HOSTNAME) : decide(call.occurrences[o.index]?.secret ?? -1);
     }
-    return decisions;
+    return { decisions, parsed };
   }
   // A file write: only the (logical) line the placeholder is on.
   const patch = call.input === 'text' || call.name === 'apply_patch';
@@ -86,7 +95,7 @@ export function classifyToolCall(call: ToolCallInput, policy: RestorePolicy): De
       decisions[o.index] = inHostname(s.text, o.at) ? withhold(SECRET_IN_HOSTNAME) : cached.decide(call.occurrences[o.index]?.secret ?? -1);
     }
   }
-  return decisions;
+  return { decisions, parsed };
 }
 
 function withhold(reason: string): Decision {
