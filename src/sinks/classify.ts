@@ -30,6 +30,15 @@ export type Decision = { restore: true } | { restore: false; reason: string };
 const RESTORE: Decision = { restore: true };
 export const MODE_NEVER = 'mode:never';
 export const MALFORMED = 'malformed:arguments';
+export const TOO_LARGE = 'unsure:too-large';
+
+/**
+ * Most text (UTF-16 units) read per call: every string of a command-running call, or the lines holding
+ * placeholders in a file write. Real commands are far smaller (Linux caps a command line at 2 MiB, agents'
+ * commands run to a few KiB); hostile ones cost ~0.3 ms per KiB to read here under load, so past this the
+ * rest is withheld instead of read (a 1 MiB command of tiny pipelines took ~1 s at load 12).
+ */
+export const MAX_ANALYSED_CHARS = 256 * 1024;
 
 /** Decides, per occurrence (same order), whether its value may be restored. Linear in the call's size. */
 export function classifyToolCall(call: ToolCallInput, policy: RestorePolicy): Decision[] {
@@ -59,6 +68,9 @@ function decideAll(call: ToolCallInput, policy: RestorePolicy, n: number): { dec
   const decisions: Decision[] = new Array<Decision>(n).fill(RESTORE);
 
   if (!write) {
+    let size = 0;
+    for (const s of parsed.strings) size += s.text.length;
+    if (size > MAX_ANALYSED_CHARS) return { decisions: call.occurrences.map(() => withhold(TOO_LARGE)), parsed };
     // A destination anywhere in the call counts for every placeholder in it.
     const findings: Finding[] = [];
     const argv: string[] = [];
@@ -77,6 +89,7 @@ function decideAll(call: ToolCallInput, policy: RestorePolicy, n: number): { dec
   }
   // A file write: only the (logical) line the placeholder is on.
   const patch = call.input === 'text' || call.name === 'apply_patch';
+  let budget = MAX_ANALYSED_CHARS;
   for (const s of parsed.strings) {
     if (s.occurrences.length === 0) continue;
     const lines = lineStarts(s.text);
@@ -90,7 +103,8 @@ function decideAll(call: ToolCallInput, policy: RestorePolicy, n: number): { dec
         let line = s.text.slice(start, end);
         // A patch line starts with its marker (`+`, `-`, ` `); the file line is what follows.
         if (patch && (line.startsWith('+') || line.startsWith('-') || line.startsWith(' '))) line = ` ${line.slice(1)}`;
-        cached = { start, decide: createDecider(analyseText(line, 'file-line'), policy) };
+        budget -= line.length;
+        cached = { start, decide: budget < 0 ? () => withhold(TOO_LARGE) : createDecider(analyseText(line, 'file-line'), policy) };
       }
       decisions[o.index] = inHostname(s.text, o.at) ? withhold(SECRET_IN_HOSTNAME) : cached.decide(call.occurrences[o.index]?.secret ?? -1);
     }
