@@ -41,8 +41,23 @@ export interface GateResult {
 /** What a restorer holds per response to decide tool calls. */
 export interface ToolCallGate {
   readonly mode: ToolCallMode;
-  restore(call: CompleteToolCall): GateResult;
+  /**
+   * Restores what the rule allows in one complete call. The decision depends only on the arguments, the
+   * policy and the secret set, so a whole-value copy of the same call (`*.done`, `output_item.done`,
+   * `response.completed`) gets the same bytes: pass `count: false` for copies so nothing is counted twice.
+   */
+  restore(call: CompleteToolCall, options?: { count?: boolean }): GateResult;
+  /**
+   * Fails a call closed without reading it (held arguments over the size limit, a stream that ended mid-
+   * call): every registered placeholder in `raw` stays as it is and is counted withheld with `reason`.
+   */
+  withholdAll(raw: Buffer, reason: string): number;
 }
+
+/** Reason for a held call whose arguments outgrew the limit (`limits.maxEventBytes`). */
+export const HELD_TOO_LARGE = 'unsure:held-call-too-large';
+/** Reason for a call the response ended in the middle of. */
+export const CALL_INCOMPLETE = 'unsure:incomplete-call';
 
 /** The policy for one secret set: the configured mode and hosts, plus each secret's own hosts. */
 export function policyFor(set: Pick<SecretSet, 'hosts'>, config: RestoreConfig): RestorePolicy {
@@ -51,27 +66,38 @@ export function policyFor(set: Pick<SecretSet, 'hosts'>, config: RestoreConfig):
 
 /** A gate over one secret set; restores and misses go to `stats`, withheld restores to `withheld`. */
 export function createToolCallGate(set: SecretSet, policy: RestorePolicy, stats: RestoreStats, withheld: WithheldCounts): ToolCallGate {
+  const findPlaceholders = (raw: Buffer, rawOffsets: number[], secrets: number[], countMisses: boolean): void => {
+    // Placeholders never need escaping, so they stand verbatim in the raw bytes at any depth.
+    for (let i = raw.indexOf(PLACEHOLDER_FIRST_BYTE); i !== -1; i = raw.indexOf(PLACEHOLDER_FIRST_BYTE, i + 1)) {
+      const probe = probePlaceholder(raw, i, raw.length);
+      if (probe.kind === 'full') {
+        const secret = set.secretForId(probe.id);
+        if (secret >= 0) {
+          rawOffsets.push(i);
+          secrets.push(secret);
+          i += PLACEHOLDER_LENGTH - 1;
+          continue;
+        }
+      }
+      // A cut-off placeholder here means the call is incomplete: it is never restored either way.
+      if (probe.kind !== 'none' && countMisses) stats.misses++;
+    }
+  };
   return {
     mode: policy.mode,
-    restore(call) {
+    withholdAll(raw, reason) {
+      const offsets: number[] = [];
+      const secrets: number[] = [];
+      findPlaceholders(raw, offsets, secrets, true);
+      for (const secret of secrets) countWithheld(withheld, secret, reason);
+      return secrets.length;
+    },
+    restore(call, options = {}) {
+      const count = options.count !== false;
       const raw = call.raw;
-      // Placeholders never need escaping, so they stand verbatim in the raw bytes at any depth.
       const rawOffsets: number[] = [];
       const secrets: number[] = [];
-      for (let i = raw.indexOf(PLACEHOLDER_FIRST_BYTE); i !== -1; i = raw.indexOf(PLACEHOLDER_FIRST_BYTE, i + 1)) {
-        const probe = probePlaceholder(raw, i, raw.length);
-        if (probe.kind === 'full') {
-          const secret = set.secretForId(probe.id);
-          if (secret >= 0) {
-            rawOffsets.push(i);
-            secrets.push(secret);
-            i += PLACEHOLDER_LENGTH - 1;
-            continue;
-          }
-        }
-        // A cut-off placeholder here means the call is incomplete: it is never restored either way.
-        if (probe.kind !== 'none') stats.misses++;
-      }
+      findPlaceholders(raw, rawOffsets, secrets, count);
       if (rawOffsets.length === 0) return { parts: [raw], restored: 0, withheld: 0 };
       const decoded = unescapeLevels(raw, rawOffsets, call.depth);
       const occurrences = secrets.map((secret, k) => ({ offset: decoded?.offsets[k] ?? 0, secret }));
@@ -86,14 +112,14 @@ export function createToolCallGate(set: SecretSet, policy: RestorePolicy, stats:
       decisions.forEach((d, k) => {
         const secret = secrets[k] as number;
         if (!d.restore) {
-          countWithheld(withheld, secret, d.reason);
+          if (count) countWithheld(withheld, secret, d.reason);
           held++;
           return;
         }
         const at = rawOffsets[k] as number;
         if (at > pos) parts.push(raw.subarray(pos, at));
         parts.push(set.valueBytes(secret, call.depth + (inner?.[k] ?? 0)));
-        bump(stats.restores, secret);
+        if (count) bump(stats.restores, secret);
         pos = at + PLACEHOLDER_LENGTH;
         restored++;
       });

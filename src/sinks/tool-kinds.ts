@@ -1,6 +1,6 @@
 // Which tools write or edit files, and how each string of a call is read. Names and argument shapes come
-// from the agents' own definitions (cited in fixtures/sinks/tool-calls.json, see fixtures/sinks/README.md): Claude Code (Write, Edit, MultiEdit,
-// NotebookEdit, Bash, WebFetch), Codex (apply_patch, shell, shell_command, exec_command), Gemini CLI
+// from the agents' own definitions (sources in fixtures/sinks/tool-calls.json): Claude Code (Write, Edit,
+// MultiEdit, NotebookEdit, Bash, WebFetch), Codex (apply_patch, shell, shell_command, exec_command), Gemini CLI
 // (write_file, replace, run_shell_command, web_fetch) and Anthropic's text editor tool. A write tool counts
 // as one only when its arguments have that tool's shape; anything else is a tool that runs or fetches.
 
