@@ -3,6 +3,7 @@
 
 import type { ParseArgsConfig } from 'node:util';
 import { FictaError } from '../errors.ts';
+import { parseHostPattern } from '../sinks/hosts.ts';
 
 export const PROXY_OPTIONS = {
   'env-file': { type: 'string', multiple: true },
@@ -60,7 +61,15 @@ export function proxyFlags(values: Values): { flags: Record<string, unknown>; co
   if (values['max-body-bytes'] !== undefined) flags.limits = { maxBodyBytes: intFlag('--max-body-bytes', values['max-body-bytes']) };
   if (values['report-file'] !== undefined) flags.reportFile = values['report-file'];
   if (values['fail-on-block'] === true) flags.failOnBlock = true;
-  if (values['allow-host'] !== undefined) flags.restore = { allowHosts: values['allow-host'] };
+  if (values['allow-host'] !== undefined) {
+    flags.restore = {
+      allowHosts: values['allow-host'].map((h) => {
+        const parsed = parseHostPattern(h);
+        if (!parsed.ok) throw new FictaError('FICTA_USAGE', `usage: --allow-host: ${parsed.error.message}`);
+        return parsed.value;
+      }),
+    };
+  }
   return { flags, configFile: values.config, keyFile: values['key-file'] };
 }
 

@@ -42,6 +42,10 @@ describe('restore config', () => {
     expect(r.value.secrets.hosts).toEqual({ GITHUB_TOKEN: ['api.github.com', '*.githubusercontent.com'] });
   });
 
+  test('a bad --allow-host is a usage error naming the flag', () => {
+    expect(() => proxyFlags({ 'allow-host': ['evil.example:443'] })).toThrow(/^usage: --allow-host: hosts: "evil\.example:443" is not a host name/);
+  });
+
   test('a bad entry is an error naming its key and what to give instead', () => {
     const r = loadConfig({ env: { FICTA_HOME: home('[restore]\nallowHosts = ["https://api.github.com"]\n') } });
     expect(r.ok).toBe(false);
