@@ -89,6 +89,7 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
       upstreams: { anthropic: parseUpstream(config.upstreams.anthropic), openai: parseUpstream(config.upstreams.openai) },
       logger,
       limits: config.limits,
+      restore: config.restore,
       stats,
       ...(watermarker === undefined ? {} : { watermarker }),
     },

@@ -15,6 +15,7 @@ import type { SecretSet } from '../redact/secret-set.ts';
 import { redactTarget } from '../redact/url.ts';
 import { createRestoreStats, type RestoreStats } from '../restore/restore-bytes.ts';
 import { unavailableError, type SecretRegistry } from '../secrets/registry.ts';
+import type { RestoreConfig } from '../sinks/config.ts';
 import { createWithheldCounts, namedWithheld, type WithheldCounts } from '../sinks/withheld.ts';
 import { sendError, toHttpError } from './error-response.ts';
 import { decodeBody, parseContentEncoding, readBody, SUPPORTED_CODINGS } from './request-body.ts';
@@ -40,6 +41,11 @@ export interface ProxyDeps {
   stats?: RunStats;
   /** The watermark stage: marks documents on the way out, strips frames on the way back. */
   watermarker?: Watermarker;
+  /**
+   * Restore into tool calls (`restore.toolCalls`, `restore.allowHosts`): the response restorers decide each
+   * complete tool call through createToolCallGate(set, policyFor(set, restore), log.restore, log.withheld).
+   */
+  restore?: RestoreConfig;
 }
 
 interface RequestLog {
