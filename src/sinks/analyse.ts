@@ -13,10 +13,15 @@ export type TextRole = 'command' | 'file-line' | 'prose' | 'fetch-url';
 /** Levels of nested code read (`bash -c "sh -c '…'"`); deeper nesting is itself a reason to withhold. */
 export const MAX_CODE_DEPTH = 4;
 
+/** A command whose name is computed at run time (`$X …`, `$(echo curl) …`). */
 export const DYNAMIC_COMMAND = 'obfuscated:dynamic-command';
+/** A shell or interpreter reading its program from a pipe (`… | base64 -d | sh`). */
 export const PIPE_TO_INTERPRETER = 'obfuscated:pipe-to-interpreter';
+/** Inline code that decodes or evaluates code at run time (`exec(b64decode(…))`). */
 export const DYNAMIC_CODE = 'obfuscated:dynamic-code';
+/** PowerShell's base64 `-EncodedCommand`. */
 export const ENCODED_COMMAND = 'obfuscated:encoded-command';
+/** Code nested deeper than MAX_CODE_DEPTH (or the shell reader's MAX_NESTING). */
 export const TOO_DEEP = 'obfuscated:nesting';
 
 /** A network client or network code whose destination is not written out. */

@@ -25,11 +25,15 @@ export interface ToolCallInput {
   occurrences: ReadonlyArray<{ offset: number; secret: number }>;
 }
 
+/** Restore the value, or leave the placeholder and say why. */
 export type Decision = { restore: true } | { restore: false; reason: string };
 
 const RESTORE: Decision = { restore: true };
+/** `restore.toolCalls = "never"`. */
 export const MODE_NEVER = 'mode:never';
+/** Arguments that are not JSON, or offsets that are not placeholders. */
 export const MALFORMED = 'malformed:arguments';
+/** More text than MAX_ANALYSED_CHARS to read. */
 export const TOO_LARGE = 'unsure:too-large';
 
 /**

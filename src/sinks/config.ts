@@ -13,8 +13,10 @@ export const HostPatternSchema = z.string().transform((entry, ctx) => {
   return z.NEVER;
 });
 
+/** A list of allow-list entries. */
 export const HostListSchema = z.array(HostPatternSchema);
 
+/** The `restore` table. */
 export const RestoreConfigSchema = z
   .object({
     /** Placeholders in tool-call arguments: "guarded" withholds those a call would send over the network to a host not allowed; "all" restores every one; "never" none. */
@@ -24,4 +26,5 @@ export const RestoreConfigSchema = z
   })
   .strict();
 
+/** The validated `restore` table. */
 export type RestoreConfig = z.infer<typeof RestoreConfigSchema>;

@@ -16,6 +16,7 @@ export interface ArgString {
   occurrences: Array<{ index: number; at: number }>;
 }
 
+/** The strings of a call's arguments and the shape of its top level. */
 export interface ParsedArguments {
   strings: ArgString[];
   /** Top-level property → the type of its value ('string', 'number', 'boolean', 'null', 'object', 'array'). */

@@ -7,6 +7,7 @@ import { createHostMatcher, type HostMatcher } from './hosts.ts';
 /** `guarded`: withhold restores that would cross the network; `all`: restore every one; `never`: none in tool calls. */
 export type ToolCallMode = 'guarded' | 'all' | 'never';
 
+/** Every value `restore.toolCalls` takes. */
 export const TOOL_CALL_MODES: readonly ToolCallMode[] = ['guarded', 'all', 'never'];
 
 /** What the classifier asks of the configuration. */
@@ -18,6 +19,7 @@ export interface RestorePolicy {
   hasOwnHosts(secret: number): boolean;
 }
 
+/** What a policy is compiled from. */
 export interface RestorePolicyOptions {
   mode: ToolCallMode;
   /** Normalised patterns (parseHostPattern) allowed for every secret. */

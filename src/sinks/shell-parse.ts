@@ -35,6 +35,7 @@ export interface ShellSegment {
   heredocs: Array<{ start: number; end: number; literal: boolean }>;
 }
 
+/** The segments of a text, and whether reading stopped at MAX_NESTING. */
 export interface ParsedShell {
   segments: ShellSegment[];
   /** Nesting went deeper than MAX_NESTING: the rest was not read. */

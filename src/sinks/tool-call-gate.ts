@@ -31,6 +31,7 @@ export interface CompleteToolCall {
   depth: number;
 }
 
+/** What the gate did with one call. */
 export interface GateResult {
   /** The bytes to put in place of `raw` (just `raw` when nothing changed). */
   parts: Buffer[];

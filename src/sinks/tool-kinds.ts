@@ -7,6 +7,7 @@
 import type { TextRole } from './analyse.ts';
 import type { ParsedArguments } from './json-args.ts';
 
+/** `write`: the same-line rule applies; `run`: a destination anywhere in the call counts. */
 export type ToolClass = 'write' | 'run';
 
 interface WriteShape {

@@ -9,10 +9,12 @@ export type WithheldCounts = Map<number, Map<string, number>>;
 /** Withheld restores by secret name: name → reason → count (JSON-friendly, as logged and reported). */
 export type WithheldByName = Record<string, Record<string, number>>;
 
+/** Empty counts for one request. */
 export function createWithheldCounts(): WithheldCounts {
   return new Map();
 }
 
+/** Counts one withheld restore of `secret` for `reason`. */
 export function countWithheld(counts: WithheldCounts, secret: number, reason: string): void {
   let byReason = counts.get(secret);
   if (byReason === undefined) {
