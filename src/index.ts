@@ -18,6 +18,7 @@ import { createUpstreamTable } from './providers/upstreams.ts';
 import { createEnvFileSource, createEnvVarSource } from './secrets/env-sources.ts';
 import { createFilePlaceholderKeyProvider } from './secrets/placeholder-key-file.ts';
 import { createSecretRegistry, type SecretRegistry } from './secrets/registry.ts';
+import { withConfiguredHosts } from './sinks/config-hosts.ts';
 import { createWatermarker } from './watermark/watermarker.ts';
 import { MIN_SECRET_LENGTH, type PlaceholderKeyProvider, type SecretSource } from './secrets/types.ts';
 
@@ -78,7 +79,7 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
   const table = createUpstreamTable({ anthropic, openai, gemini, ollama, chatgpt }, Object.fromEntries(Object.entries(named).map(([n, u]) => [n, u.url])));
   if (!table.ok) throw table.error;
   const registryResult = await createSecretRegistry({
-    sources,
+    sources: withConfiguredHosts(sources, config.secrets.hosts),
     keyProvider: options.keyProvider ?? createFilePlaceholderKeyProvider(config.home),
     onSkipped: (skipped) => {
       for (const s of skipped) {
@@ -104,6 +105,7 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
       router,
       logger,
       limits: config.limits,
+      restore: config.restore,
       stats,
       ...(watermarker === undefined ? {} : { watermarker }),
     },

@@ -6,6 +6,7 @@ import type { OptionsSpec, OptionValues } from './args.ts';
 import { usageError } from './args.ts';
 import { namedUpstreamProblem } from '../providers/upstreams.ts';
 import { generateToken } from '../server/access.ts';
+import { parseHostPattern } from '../sinks/hosts.ts';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -35,6 +36,12 @@ export const PROXY_OPTIONS = {
   'max-body-bytes': { type: 'string', value: 'N', help: 'largest request body accepted (default 32 MiB)' },
   'report-file': { type: 'string', value: 'PATH', complete: 'file', help: 'write the run report (JSON, names and counts only) on exit' },
   'fail-on-block': { type: 'boolean', help: 'exit 3 at the end if any request was blocked' },
+  'allow-host': {
+    type: 'string',
+    multiple: true,
+    value: 'HOST',
+    help: 'let every secret be restored into tool calls that reach HOST\n(*.example.com covers subdomains; restore.allowHosts)',
+  },
 } as const satisfies OptionsSpec;
 
 /** Where and how `ficta serve` listens; doctor takes them too. */
@@ -97,6 +104,15 @@ export function proxyFlags(values: Partial<ServeValues>, command = 'serve'): { f
   if (values.host !== undefined) flags.host = values.host;
   if (values.port !== undefined) flags.port = intFlag(command, '--port', values.port);
   if (values.token !== undefined) flags.token = values.token === 'auto' ? generateToken() : values.token;
+  if (values['allow-host'] !== undefined) {
+    flags.restore = {
+      allowHosts: values['allow-host'].map((h) => {
+        const parsed = parseHostPattern(h);
+        if (!parsed.ok) throw usageError({ name: command }, `--allow-host: ${parsed.error.message}`);
+        return parsed.value;
+      }),
+    };
+  }
   return { flags, configFile: values.config, keyFile: values['key-file'] };
 }
 

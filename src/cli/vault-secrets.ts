@@ -1,4 +1,4 @@
-// `ficta vault add|import|list|rm`: the secrets in the vault. Values come from a hidden prompt, piped stdin,
+// `ficta vault add|import|list|rm`: the secrets in the vault (and, with `add --host`, where each may be restored to). Values come from a hidden prompt, piped stdin,
 // --from-env or dotenv files — never from argv — and are never printed.
 
 import { readFileSync } from 'node:fs';
@@ -12,11 +12,13 @@ import type { ImportItem } from '../vault/vault.ts';
 import { EXIT_OK } from './exit-codes.ts';
 import type { CliIo } from './io.ts';
 import { iso, must, output, str, unlock, type VaultArgs } from './vault-common.ts';
+import { describeHosts, hostsFlag } from './vault-hosts.ts';
 
-/** `vault add NAME [--from-env VAR] [--replace]` */
+/** `vault add NAME [--from-env VAR] [--replace] [--host HOST]…` */
 export async function runAdd({ values, positionals }: VaultArgs, io: CliIo): Promise<number> {
   const name = positionals[0] as string;
   must(checkName(name));
+  const hosts = hostsFlag('vault add', '--host', values.host);
   const fromEnv = str(values['from-env']);
   const piped = fromEnv === undefined && !canPrompt(io.stdin);
   let value: string | undefined;
@@ -37,8 +39,11 @@ export async function runAdd({ values, positionals }: VaultArgs, io: CliIo): Pro
       if (value === undefined) throw vaultError('FICTA_VAULT_NAME_EXISTS', `${name} is already in the vault (use --replace to change it)`);
     }
     if (value === undefined) value = must(await promptHidden(`value of ${name}: `, io.stdin, io.stderr));
-    const outcome = must(vault.add(name, value, { replace, source }));
-    output(io, values, { name, outcome, source }, outcome === 'unchanged' ? `vault: ${name} unchanged (same value)` : `vault: ${outcome} ${name}`);
+    const outcome = must(vault.add(name, value, { replace, source, hosts }));
+    const lines = [outcome === 'unchanged' ? `vault: ${name} unchanged (same value)` : `vault: ${outcome} ${name}`];
+    const all = hosts.length === 0 ? undefined : (must(vault.list()).find((r) => r.name === name)?.hosts ?? []);
+    if (all !== undefined) lines.push(`vault: ${name} may be restored towards ${describeHosts(all)}`);
+    output(io, values, { name, outcome, source, ...(all === undefined ? {} : { hosts: all }) }, lines.join('\n'));
   } finally {
     vault.close();
   }
@@ -82,7 +87,7 @@ export async function runList({ values }: VaultArgs, io: CliIo): Promise<number>
   try {
     const rows = must(vault.list());
     if (values.json === true) {
-      const out = rows.map((r) => ({ name: r.name, length: r.length, source: r.source, addedAt: iso(r.addedAt), updatedAt: iso(r.updatedAt) }));
+      const out = rows.map((r) => ({ name: r.name, length: r.length, source: r.source, addedAt: iso(r.addedAt), updatedAt: iso(r.updatedAt), hosts: r.hosts ?? [] }));
       io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
       return EXIT_OK;
     }
@@ -90,7 +95,12 @@ export async function runList({ values }: VaultArgs, io: CliIo): Promise<number>
       io.stderr.write('vault: no secrets yet (ficta vault add NAME, or ficta vault import .env)\n');
       return EXIT_OK;
     }
-    const table = [['NAME', 'LENGTH', 'SOURCE', 'ADDED', 'UPDATED'], ...rows.map((r) => [r.name, String(r.length), r.source, iso(r.addedAt), iso(r.updatedAt)])];
+    // A HOSTS column only once some secret has hosts of its own (sink-aware restore).
+    const withHosts = rows.some((r) => r.hosts !== undefined);
+    const table = [
+      ['NAME', 'LENGTH', 'SOURCE', 'ADDED', 'UPDATED', ...(withHosts ? ['HOSTS'] : [])],
+      ...rows.map((r) => [r.name, String(r.length), r.source, iso(r.addedAt), iso(r.updatedAt), ...(withHosts ? [r.hosts?.join(',') ?? '-'] : [])]),
+    ];
     const widths = (table[0] as string[]).map((_, c) => table.reduce((w, row) => Math.max(w, (row[c] as string).length), 0));
     for (const row of table) io.stdout.write(`${row.map((cell, c) => (c === row.length - 1 ? cell : cell.padEnd(widths[c] as number))).join('  ')}\n`);
   } finally {

@@ -9,6 +9,7 @@ import type { CliIo } from './io.ts';
 import { runBackup, runRestore } from './vault-backup.ts';
 import type { VaultArgs } from './vault-common.ts';
 import { runInit, runPasswd, runRekey, runStatus } from './vault-keys.ts';
+import { runHosts } from './vault-hosts.ts';
 import { runAdd, runImport, runList, runRemove } from './vault-secrets.ts';
 
 const KEY_FILE = {
@@ -37,11 +38,12 @@ const SUBCOMMANDS: readonly Subcommand[] = [
   {
     spec: {
       name: 'vault add',
-      usage: 'vault add NAME [--from-env VAR] [--replace] [--json]',
+      usage: 'vault add NAME [--from-env VAR] [--replace] [--host HOST]… [--json]',
       summary: 'store a secret (value from a hidden prompt, piped stdin or --from-env)',
       options: {
         'from-env': { type: 'string', value: 'VAR', help: 'take the value from environment variable VAR' },
         replace: { type: 'boolean', help: 'change the value of an existing NAME' },
+        host: { type: 'string', multiple: true, value: 'HOST', help: 'a host it may be restored towards in tool calls (*.example.com: subdomains)' },
         ...KEY_FILE,
         ...JSON_OUT,
       },
@@ -49,6 +51,22 @@ const SUBCOMMANDS: readonly Subcommand[] = [
       footer: 'The value is read from a hidden prompt on a terminal, from stdin when piped (printf %s "$TOKEN" | ficta vault add NAME), or --from-env VAR.',
     },
     run: runAdd,
+  },
+  {
+    spec: {
+      name: 'vault hosts',
+      usage: 'vault hosts NAME [--add HOST]… [--rm HOST]… [--json]',
+      summary: 'show, add or remove the hosts a secret may be restored towards in tool calls',
+      description: 'A placeholder in a tool call that reaches a network destination is restored only when every destination is allowed for that secret: its own hosts here, or restore.allowHosts / --allow-host for all secrets.',
+      options: {
+        add: { type: 'string', multiple: true, value: 'HOST', help: 'allow HOST (*.example.com covers subdomains; no URLs)' },
+        rm: { type: 'string', multiple: true, value: 'HOST', help: 'no longer allow HOST' },
+        ...KEY_FILE,
+        ...JSON_OUT,
+      },
+      positionals: { name: 'NAME', min: 1, max: 1, extraHint: NO_VALUES },
+    },
+    run: runHosts,
   },
   {
     spec: {

@@ -19,6 +19,7 @@ import type { Notices } from './notice.ts';
 import { startSession, type ProxySession } from './proxy-session.ts';
 import { reportError } from './report-error.ts';
 import { describeBlocks, formatReportLines } from './report-format.ts';
+import { describeWithheld } from '../sinks/withheld.ts';
 
 /** Signals passed on to the command. SIGINT and SIGQUIT from a terminal already reach the command
  * (same foreground process group), so they are forwarded only when stdin is not a TTY. */
@@ -128,19 +129,29 @@ export async function runWrapped(options: WrapOptions): Promise<number> {
   const logShown = session.config.log.file ?? 'stderr';
   if (!options.quiet) printSummary(session.notices, report, logShown);
   else if (report.blocks > 0) session.notices.warn('blocked', `${describeBlocks(report)}; see ${logShown}`, { blocks: report.blocks });
+  printWithheld(session.notices, report);
   if (childCode === 0 && session.config.failOnBlock && report.blocks > 0) return EXIT_BLOCKED;
   return childCode;
 }
 
 /** The summary block printed after the command ends. */
 export function printSummary(notices: Notices, report: RunReport, log: string): void {
-  const problem = report.blocks > 0 || report.upstreamErrors > 0 || report.restoreMisses > 0 || (report.byOutcome.vault_unavailable ?? 0) > 0;
+  const problem = report.blocks > 0 || report.upstreamErrors > 0 || report.restoreMisses > 0 || (report.withheld ?? 0) > 0 || (report.byOutcome.vault_unavailable ?? 0) > 0;
   notices.block(
     'summary',
     problem ? 'warn' : 'info',
     ['ficta: summary of this run:', ...formatReportLines(report, '  '), `  log             ${log}`],
     { ...report, log },
   );
+}
+
+/**
+ * Names the restores withheld from tool calls and how to allow them, after the command ends — even with
+ * --quiet: a withheld restore is why a tool call got a placeholder instead of the value.
+ */
+export function printWithheld(notices: Notices, report: RunReport): void {
+  if ((report.withheld ?? 0) === 0) return;
+  notices.warn('withheld', describeWithheld(report.withheldBySecret ?? {}), { withheld: report.withheld, withheldBySecret: report.withheldBySecret });
 }
 
 /** Reports each kind of problem once, when it first happens: a failing upstream, an unavailable vault. */

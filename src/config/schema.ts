@@ -2,6 +2,7 @@
 
 import * as z from 'zod';
 import { BUILT_IN_UPSTREAMS, namedUpstreamProblem } from '../providers/upstreams.ts';
+import { HostListSchema, RestoreConfigSchema } from '../sinks/config.ts';
 import { WatermarkConfigSchema } from '../watermark/config.ts';
 
 const MiB = 1024 * 1024;
@@ -78,6 +79,8 @@ export const ConfigSchema = z
         require: z.boolean().default(false),
         /** Start even when a variable named in `env` is not set (otherwise an error). */
         allowMissing: z.boolean().default(false),
+        /** Hosts each named secret may be restored towards in tool calls (`[secrets.hosts] NAME = ["api.github.com"]`). */
+        hosts: z.record(z.string().min(1), HostListSchema).default({}),
       })
       .strict()
       .prefault({}),
@@ -108,6 +111,8 @@ export const ConfigSchema = z
     reportFile: z.string().min(1).optional(),
     /** Exit non-zero at shutdown when any request was blocked. */
     failOnBlock: z.boolean().default(false),
+    /** Restore into tool calls: mode and allowed hosts (see src/sinks/config.ts). */
+    restore: RestoreConfigSchema.prefault({}),
     /** Watermarks and the attribution registry (see src/watermark/config.ts). */
     watermark: WatermarkConfigSchema.prefault({}),
   })

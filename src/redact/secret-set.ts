@@ -12,6 +12,8 @@ export const FORM_DEPTHS = 4;
 export interface SecretInput {
   name: string;
   value: string;
+  /** Hosts (normalised allow-list patterns) this secret may be restored towards in tool calls. */
+  hosts?: readonly string[] | undefined;
 }
 
 export interface SecretSet {
@@ -22,6 +24,8 @@ export interface SecretSet {
   readonly values: readonly string[];
   readonly placeholders: readonly string[];
   readonly placeholderBytes: readonly Buffer[];
+  /** Hosts each secret may be restored towards in tool calls (the union over the names sharing its value). */
+  readonly hosts: readonly (readonly string[])[];
   /** One automaton over every form of every value. */
   readonly matcher: Matcher;
   /** Pattern index → secret index. */
@@ -38,21 +42,31 @@ export interface SecretSet {
   valueBytes(index: number, depth: number): Buffer;
 }
 
+const NO_HOSTS: readonly string[] = [];
+
 /** Compiles the secrets under a placeholder key. Entries with equal values share one placeholder. */
 export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: Uint8Array): SecretSet {
   const byValue = new Map<string, number>();
   const names: string[][] = [];
   const values: string[] = [];
+  const hosts: Array<Set<string> | undefined> = [];
   for (const e of entries) {
     const known = byValue.get(e.value);
+    const index = known ?? values.length;
     if (known !== undefined) {
       const list = names[known] as string[];
       if (!list.includes(e.name)) list.push(e.name);
-      continue;
+    } else {
+      byValue.set(e.value, values.length);
+      values.push(e.value);
+      names.push([e.name]);
+      hosts.push(undefined);
     }
-    byValue.set(e.value, values.length);
-    values.push(e.value);
-    names.push([e.name]);
+    if (e.hosts !== undefined && e.hosts.length > 0) {
+      const own = hosts[index] ?? new Set<string>();
+      for (const h of e.hosts) own.add(h);
+      hosts[index] = own;
+    }
   }
 
   const placeholders = values.map((v) => derivePlaceholder(placeholderKey, v));
@@ -92,6 +106,7 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
     values,
     placeholders,
     placeholderBytes,
+    hosts: hosts.map((h) => (h === undefined ? NO_HOSTS : [...h])),
     matcher,
     patternSecret: Int32Array.from(patternSecret),
     patternLength: Int32Array.from(patterns.map((p) => p.length)),

@@ -11,6 +11,8 @@ export interface SecretEntry {
   value: string;
   /** Where it came from, e.g. "env-file:/path/.env", "env:NAME", "vault". */
   source: string;
+  /** Hosts it may be restored towards in tool calls (normalised allow-list patterns), if any. */
+  hosts?: readonly string[] | undefined;
 }
 
 /** A source of secrets: env files, the environment, the sealed vault. */

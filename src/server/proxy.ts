@@ -17,6 +17,8 @@ import { maskValues, pathOfTarget, redactTarget } from '../redact/url.ts';
 import { createRestoreStats } from '../restore/restore-bytes.ts';
 import { unavailableError, type SecretRegistry } from '../secrets/registry.ts';
 import { dotSegmentError, hasDotSegment } from './dot-segments.ts';
+import type { RestoreConfig } from '../sinks/config.ts';
+import { createWithheldCounts } from '../sinks/withheld.ts';
 import { sendError, toHttpError } from './error-response.ts';
 import { decodeBody, parseContentEncoding, readBody, SUPPORTED_CODINGS } from './request-body.ts';
 import { firstSegmentOnly, writeRequestLog, type RequestLog } from './request-log.ts';
@@ -36,6 +38,11 @@ export interface ProxyDeps {
   stats?: RunStats;
   /** The watermark stage: marks documents on the way out, strips frames on the way back. */
   watermarker?: Watermarker;
+  /**
+   * Restore into tool calls (`restore.toolCalls`, `restore.allowHosts`): the response restorers decide each
+   * complete tool call through createToolCallGate(set, policyFor(set, restore), log.restore, log.withheld).
+   */
+  restore?: RestoreConfig;
 }
 
 let sequence = 0;
@@ -69,6 +76,7 @@ export async function proxyRequest(deps: ProxyDeps, route: ResolvedRoute, req: I
     started: performance.now(),
     outcome: 'ok',
     blocked: [],
+    withheld: createWithheldCounts(),
   };
   const client: ClientState = { gone: false, onGone: undefined };
   const onClose = (): void => {

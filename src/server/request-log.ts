@@ -10,6 +10,7 @@ import type { SecretSet } from '../redact/secret-set.ts';
 import { inspect } from '../redact/inspect.ts';
 import { maskValues } from '../redact/url.ts';
 import type { RestoreStats } from '../restore/restore-bytes.ts';
+import { namedWithheld, type WithheldCounts } from '../sinks/withheld.ts';
 import type { RunStats } from './stats.ts';
 
 /** One finding of the gate, by secret name and surface. */
@@ -38,6 +39,8 @@ export interface RequestLog {
   upstreamHeadersMs?: number;
   outcome: Outcome;
   blocked: BlockedFinding[];
+  /** Restores withheld from tool calls (sink-aware restore): secret → reason → count. */
+  withheld: WithheldCounts;
   /** The upstream origin and the transport's error code, when the upstream failed. */
   upstream?: string;
   error?: string;
@@ -52,6 +55,7 @@ export interface RequestLogDeps {
 export function writeRequestLog(deps: RequestLogDeps, log: RequestLog, set: SecretSet | undefined): void {
   const redactions = namedCounts(set, log.redactions);
   const restores = namedCounts(set, log.restore.restores);
+  const withheld = log.withheld.size === 0 ? undefined : namedWithheld(set, log.withheld);
   logEvent(deps.logger, PROBLEM_OUTCOMES.has(log.outcome) ? 'warn' : 'info', 'request', {
     id: log.id,
     method: log.method,
@@ -69,6 +73,7 @@ export function writeRequestLog(deps: RequestLogDeps, log: RequestLog, set: Secr
     restores,
     restoreMisses: log.restore.misses,
     ...(log.blocked.length === 0 ? {} : { blocked: log.blocked }),
+    ...(withheld === undefined ? {} : { withheld }),
     ...(log.upstream === undefined ? {} : { upstream: log.upstream }),
     ...(log.error === undefined ? {} : { error: log.error }),
   });
@@ -79,6 +84,7 @@ export function writeRequestLog(deps: RequestLogDeps, log: RequestLog, set: Secr
     restores,
     restoreMisses: log.restore.misses,
     blocked: [...new Set(log.blocked.map((f) => f.secret))],
+    ...(withheld === undefined ? {} : { withheld }),
     ...(log.upstream === undefined ? {} : { upstream: log.upstream }),
     ...(log.error === undefined ? {} : { error: log.error }),
   });

@@ -1,8 +1,9 @@
 // Run totals for reports (`ficta report`, the summary written on shutdown, `ficta status`): requests by
-// outcome, redactions, restores and blocks by secret name, restore misses, upstream errors. Names and
-// counts only.
+// outcome, redactions, restores, blocks and withheld tool-call restores by secret name, restore misses,
+// upstream errors. Names and counts only.
 
 import { UPSTREAM_OUTCOMES } from '../log/outcomes.ts';
+import { addWithheld, type WithheldByName } from '../sinks/withheld.ts';
 
 export interface RequestSummary {
   outcome: string;
@@ -15,6 +16,8 @@ export interface RequestSummary {
   /** The upstream origin and the transport's error code, when the upstream failed. */
   upstream?: string;
   error?: string;
+  /** Restores withheld from tool calls, by secret name and reason. */
+  withheld?: WithheldByName;
 }
 
 export interface RunReport {
@@ -28,6 +31,10 @@ export interface RunReport {
   restoreMisses: number;
   /** Requests that failed at the upstream (unreachable, timed out, broken stream). */
   upstreamErrors: number;
+  /** Restores withheld from tool calls (absent in reports written before they existed). */
+  withheld?: number;
+  /** Withheld restores by secret name and reason (`network:evil.example`). */
+  withheldBySecret?: WithheldByName;
 }
 
 export interface RunStats {
@@ -37,7 +44,7 @@ export interface RunStats {
 
 /** An in-memory accumulator (bounded by the number of secret names and outcomes, not by requests). */
 export function createRunStats(onRecord?: (summary: RequestSummary) => void): RunStats {
-  const report: RunReport = { requests: 0, byOutcome: {}, redactions: {}, restores: {}, blocks: 0, blockedBySecret: {}, restoreMisses: 0, upstreamErrors: 0 };
+  const report: RunReport = { requests: 0, byOutcome: {}, redactions: {}, restores: {}, blocks: 0, blockedBySecret: {}, restoreMisses: 0, upstreamErrors: 0, withheld: 0, withheldBySecret: {} };
   const add = (into: Record<string, number>, from: Record<string, number>): void => {
     for (const [k, v] of Object.entries(from)) into[k] = (into[k] ?? 0) + v;
   };
@@ -49,6 +56,7 @@ export function createRunStats(onRecord?: (summary: RequestSummary) => void): Ru
       add(report.restores, s.restores);
       report.restoreMisses += s.restoreMisses;
       if (UPSTREAM_OUTCOMES.has(s.outcome)) report.upstreamErrors++;
+      if (s.withheld !== undefined) report.withheld = (report.withheld ?? 0) + addWithheld((report.withheldBySecret ??= {}), s.withheld);
       if (s.blocked.length > 0) {
         report.blocks++;
         for (const name of s.blocked) report.blockedBySecret[name] = (report.blockedBySecret[name] ?? 0) + 1;

@@ -25,6 +25,7 @@ export type VaultErrorCode =
   | 'FICTA_VAULT_NAME_UNKNOWN'
   | 'FICTA_VAULT_DUPLICATE_NAME' // an import sets one name to different values
   | 'FICTA_VAULT_VALUE_INVALID' // empty, too short, too long or not UTF-8
+  | 'FICTA_VAULT_HOSTS_INVALID' // a record's restore hosts: too many
   | 'FICTA_VAULT_PASSPHRASE_WEAK'
   | 'FICTA_VAULT_PASSPHRASE_MISMATCH'
   | 'FICTA_VAULT_KEY_FILE_INVALID'

@@ -14,7 +14,16 @@ export const SUBKEY = { record: 1, index: 2, mac: 3, state: 4 } as const;
 
 /** Sealed payloads are zero-padded to this many bytes, so a file shows value lengths only coarsely. */
 const PAD_BLOCK = 64;
+/**
+ * Record payload layouts inside the sealed box. 1: name, source, times, value. 2: the same, then the hosts
+ * the secret may be restored towards in tool calls. A record without hosts is still written as 1, so a
+ * vault whose records have no hosts stays readable by earlier versions of ficta; FORMAT_VERSION (the file
+ * format) does not change.
+ */
 const PAYLOAD_VERSION = 1;
+const PAYLOAD_VERSION_HOSTS = 2;
+/** Most hosts one record keeps (a sealed record stays small). */
+export const MAX_RECORD_HOSTS = 64;
 
 export interface RecordPayload {
   name: string;
@@ -24,6 +33,8 @@ export interface RecordPayload {
   updatedAt: number;
   /** UTF-8 bytes of the value; a view into the decrypted buffer. */
   value: Uint8Array;
+  /** Hosts (normalised allow-list patterns) it may be restored towards in tool calls; absent or empty for most. */
+  hosts?: readonly string[] | undefined;
 }
 
 export interface StatePayload {
@@ -127,10 +138,19 @@ export function headerChecksumInput(h: HeaderFields, keys: ReadonlyArray<{ keyId
 
 /** Encodes a record payload, zero-padded to PAD_BLOCK. */
 export function encodeRecord(p: RecordPayload): Buffer {
+  const hosts = p.hosts ?? [];
   const name = Buffer.from(p.name, 'utf8');
   const source = Buffer.from(p.source, 'utf8');
-  return new Writer().u8(PAYLOAD_VERSION).u16(name.length).bytes(name).u16(source.length).bytes(source)
-    .f64(p.createdAt).f64(p.updatedAt).u32(p.value.length).bytes(p.value).done(PAD_BLOCK);
+  const w = new Writer().u8(hosts.length === 0 ? PAYLOAD_VERSION : PAYLOAD_VERSION_HOSTS).u16(name.length).bytes(name).u16(source.length).bytes(source)
+    .f64(p.createdAt).f64(p.updatedAt).u32(p.value.length).bytes(p.value);
+  if (hosts.length > 0) {
+    w.u16(hosts.length);
+    for (const h of hosts) {
+      const b = Buffer.from(h, 'utf8');
+      w.u16(b.length).bytes(b);
+    }
+  }
+  return w.done(PAD_BLOCK);
 }
 
 /** Decodes a record payload; null when the bytes do not follow the layout. */
@@ -138,7 +158,8 @@ export function decodeRecord(bytes: Uint8Array): RecordPayload | null {
   const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   try {
     let at = 0;
-    if (b.readUInt8(at) !== PAYLOAD_VERSION) return null;
+    const version = b.readUInt8(at);
+    if (version !== PAYLOAD_VERSION && version !== PAYLOAD_VERSION_HOSTS) return null;
     at += 1;
     const nameLen = b.readUInt16BE(at); at += 2;
     const name = b.toString('utf8', at, at + nameLen); at += nameLen;
@@ -148,7 +169,19 @@ export function decodeRecord(bytes: Uint8Array): RecordPayload | null {
     const updatedAt = b.readDoubleBE(at); at += 8;
     const valueLen = b.readUInt32BE(at); at += 4;
     if (at + valueLen > b.length) return null;
-    return { name, source, createdAt, updatedAt, value: b.subarray(at, at + valueLen) };
+    const value = b.subarray(at, at + valueLen);
+    at += valueLen;
+    const hosts: string[] = [];
+    if (version === PAYLOAD_VERSION_HOSTS) {
+      const count = b.readUInt16BE(at); at += 2;
+      if (count === 0 || count > MAX_RECORD_HOSTS) return null;
+      for (let k = 0; k < count; k++) {
+        const len = b.readUInt16BE(at); at += 2;
+        if (len === 0 || at + len > b.length) return null;
+        hosts.push(b.toString('utf8', at, at + len)); at += len;
+      }
+    }
+    return version === PAYLOAD_VERSION ? { name, source, createdAt, updatedAt, value } : { name, source, createdAt, updatedAt, value, hosts };
   } catch {
     return null;
   }

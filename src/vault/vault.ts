@@ -5,7 +5,7 @@
 import type { SecretEntry } from '../secrets/types.ts';
 import { err, ok, type Result } from '../util/result.ts';
 import { vaultError } from './errors.ts';
-import { FORMAT_VERSION, xorInto, type RecordPayload, type StatePayload } from './format.ts';
+import { FORMAT_VERSION, MAX_RECORD_HOSTS, xorInto, type RecordPayload, type StatePayload } from './format.ts';
 import { DEFAULT_KDF_PRESET, createKdfParams, deriveKek, type KdfParams, type KdfPreset, type VaultCredential } from './kdf.ts';
 import { createDataKey, headerChecksum, nameIndex, rowDigest, wipeDataKey, wrapDataKey, type DataKey } from './keyring.ts';
 import { checkName, checkValue, codePoints, valueProblem, type SkipReason } from './rules.ts';
@@ -24,6 +24,8 @@ export interface VaultListing {
   source: string;
   addedAt: number;
   updatedAt: number;
+  /** Hosts it may be restored towards in tool calls (present only when it has some). */
+  hosts?: string[];
 }
 
 export type AddOutcome = 'added' | 'replaced' | 'unchanged';
@@ -126,17 +128,49 @@ export class Vault {
     }));
   }
 
-  /** Adds a secret; an existing name with a different value needs `replace`. */
-  add(name: string, value: string, options: { replace?: boolean; source?: string } = {}): Result<AddOutcome> {
+  /** Adds a secret; an existing name with a different value needs `replace`. `hosts` are added to the record's. */
+  add(name: string, value: string, options: { replace?: boolean; source?: string; hosts?: readonly string[] } = {}): Result<AddOutcome> {
     const n = checkName(name);
     if (!n.ok) return n;
     const v = checkValue(name, value);
     if (!v.ok) return v;
     const bytes = v.value;
     return this.attempt(() => this.mutate((tx) => {
-      const outcome = this.put(tx, name, value, bytes, options.source ?? 'prompt', options.replace ?? false, Date.now());
+      const outcome = this.put(tx, name, value, bytes, options.source ?? 'prompt', options.replace ?? false, Date.now(), options.hosts ?? []);
       if (outcome === 'conflict') throw vaultError('FICTA_VAULT_NAME_EXISTS', `${name} is already in the vault with another value (use --replace to change it)`);
       return outcome;
+    }));
+  }
+
+  /**
+   * Adds and removes hosts a secret may be restored towards in tool calls (normalised patterns); the record
+   * is re-sealed at its next version in one transaction. Returns the record's hosts afterwards.
+   */
+  changeHosts(name: string, change: { add?: readonly string[]; remove?: readonly string[] }): Result<string[]> {
+    const n = checkName(name);
+    if (!n.ok) return n;
+    return this.attempt(() => this.mutate((tx) => {
+      const index = nameIndex(tx.active, name);
+      const existing = this.store.recordByIndex(index);
+      if (existing === undefined) throw vaultError('FICTA_VAULT_NAME_UNKNOWN', `no secret named ${name} in the vault`);
+      const { payload, plain } = openRecord(this.keys, this.vaultId, existing, [existing]);
+      try {
+        const before = payload.hosts ?? [];
+        const drop = new Set(change.remove ?? []);
+        const hosts = [...new Set([...before, ...(change.add ?? [])])].filter((h) => !drop.has(h));
+        if (hosts.length > MAX_RECORD_HOSTS) throw vaultError('FICTA_VAULT_HOSTS_INVALID', `${name} would have more than ${MAX_RECORD_HOSTS} hosts`);
+        if (hosts.length === before.length && hosts.every((h, i) => h === before[i])) return hosts;
+        const row = sealRecord(this.vaultId, tx.active, existing.id, existing.version + 1, index, { ...payload, hosts });
+        this.store.updateRecord(row);
+        xorInto(tx.state.acc, rowDigest(tx.active, existing));
+        xorInto(tx.state.acc, rowDigest(tx.active, row));
+        tx.changed = true;
+        const prev = tx.snapshot.records.get(name);
+        if (prev !== undefined) tx.snapshot.records.set(name, { entry: { ...prev.entry, hosts }, listing: withHosts(prev.listing, hosts) });
+        return hosts;
+      } finally {
+        wipe(plain);
+      }
     }));
   }
 
@@ -179,7 +213,7 @@ export class Vault {
       const now = Date.now();
       let done = 0;
       for (const item of valid.values()) {
-        const outcome = this.put(tx, item.name, item.value, Buffer.from(item.value, 'utf8'), item.source, options.replace ?? false, now);
+        const outcome = this.put(tx, item.name, item.value, Buffer.from(item.value, 'utf8'), item.source, options.replace ?? false, now, []);
         if (outcome === 'added') report.added.push(item.name);
         else if (outcome === 'replaced') report.updated.push(item.name);
         else if (outcome === 'unchanged') report.unchanged.push(item.name);
@@ -284,9 +318,10 @@ export class Vault {
     const records: Snapshot['records'] = new Map();
     this.snapshot(phase, (p) => {
       const value = decoder.decode(p.value);
+      const hosts = p.hosts ?? [];
       records.set(p.name, {
-        entry: { name: p.name, value, source: 'vault' },
-        listing: { name: p.name, length: codePoints(value), source: p.source, addedAt: p.createdAt, updatedAt: p.updatedAt },
+        entry: { name: p.name, value, source: 'vault', ...(hosts.length === 0 ? {} : { hosts }) },
+        listing: withHosts({ name: p.name, length: codePoints(value), source: p.source, addedAt: p.createdAt, updatedAt: p.updatedAt }, hosts),
       });
     });
     this.cache = { version, records };
@@ -352,38 +387,45 @@ export class Vault {
     return committed.result;
   }
 
-  /** Inserts or replaces one record inside a transaction. */
-  private put(tx: Tx, name: string, text: string, value: Buffer, source: string, replace: boolean, now: number): AddOutcome | 'conflict' {
+  /** Inserts or replaces one record inside a transaction; `hosts` are added to the record's own. */
+  private put(tx: Tx, name: string, text: string, value: Buffer, source: string, replace: boolean, now: number, hosts: readonly string[]): AddOutcome | 'conflict' {
     const index = nameIndex(tx.active, name);
     const existing = this.store.recordByIndex(index);
-    const remember = (createdAt: number): void => {
+    const remember = (createdAt: number, updatedAt: number, recordSource: string, all: readonly string[]): void => {
       tx.snapshot.records.set(name, {
-        entry: { name, value: text, source: 'vault' },
-        listing: { name, length: codePoints(text), source, addedAt: createdAt, updatedAt: now },
+        entry: { name, value: text, source: 'vault', ...(all.length === 0 ? {} : { hosts: [...all] }) },
+        listing: withHosts({ name, length: codePoints(text), source: recordSource, addedAt: createdAt, updatedAt }, all),
       });
     };
+    if (hosts.length > MAX_RECORD_HOSTS) throw vaultError('FICTA_VAULT_HOSTS_INVALID', `${name} would have more than ${MAX_RECORD_HOSTS} hosts`);
     if (existing === undefined) {
-      const row = sealRecord(this.vaultId, tx.active, tx.nextId(), 1, index, { name, source, createdAt: now, updatedAt: now, value });
+      const row = sealRecord(this.vaultId, tx.active, tx.nextId(), 1, index, { name, source, createdAt: now, updatedAt: now, value, hosts });
       this.store.insertRecord(row);
       xorInto(tx.state.acc, rowDigest(tx.active, row));
       tx.state.count += 1;
       tx.changed = true;
-      remember(now);
+      remember(now, now, source, hosts);
       return 'added';
     }
     const { payload, plain } = openRecord(this.keys, this.vaultId, existing, [existing]);
     const same = equalBytes(payload.value, value);
-    const createdAt = payload.createdAt;
+    const { createdAt, updatedAt } = payload;
+    const before = payload.hosts ?? [];
+    const all = [...new Set([...before, ...hosts])];
+    const oldSource = payload.source;
     wipe(plain);
-    if (same) return 'unchanged';
-    if (!replace) return 'conflict';
-    const row = sealRecord(this.vaultId, tx.active, existing.id, existing.version + 1, index, { name, source, createdAt, updatedAt: now, value });
+    if (!same && !replace) return 'conflict';
+    if (same && all.length === before.length) return 'unchanged';
+    if (all.length > MAX_RECORD_HOSTS) throw vaultError('FICTA_VAULT_HOSTS_INVALID', `${name} would have more than ${MAX_RECORD_HOSTS} hosts`);
+    // Same value with new hosts: only the hosts change (the value keeps its source and time).
+    const next = same ? { name, source: oldSource, createdAt, updatedAt, value, hosts: all } : { name, source, createdAt, updatedAt: now, value, hosts: all };
+    const row = sealRecord(this.vaultId, tx.active, existing.id, existing.version + 1, index, next);
     this.store.updateRecord(row);
     xorInto(tx.state.acc, rowDigest(tx.active, existing));
     xorInto(tx.state.acc, rowDigest(tx.active, row));
     tx.changed = true;
-    remember(createdAt);
-    return 'replaced';
+    remember(createdAt, next.updatedAt, next.source, all);
+    return same ? 'unchanged' : 'replaced';
   }
 
   private activeKey(h: HeaderRow): DataKey {
@@ -402,6 +444,12 @@ export class Vault {
     }
     this.generation = state.generation;
   }
+}
+
+/** A listing with its hosts, when it has any (listings without hosts keep their earlier shape). */
+function withHosts(listing: VaultListing, hosts: readonly string[]): VaultListing {
+  const { hosts: _old, ...rest } = listing;
+  return hosts.length === 0 ? rest : { ...rest, hosts: [...hosts] };
 }
 
 /** A copy a transaction may change; it replaces the cache only once the transaction committed. */

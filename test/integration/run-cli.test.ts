@@ -50,6 +50,7 @@ describe('ficta run', () => {
         '  blocked         0',
         '  restore misses  0',
         '  upstream errors 0',
+        '  withheld        0',
         `  log             ${join(home, 'run.log')}`,
         '',
       ].join('\n'),
