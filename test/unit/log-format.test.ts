@@ -14,8 +14,13 @@ import { createMockUpstream } from '../helpers/mock-upstream.ts';
 import { startFicta } from '../helpers/ficta-server.ts';
 import { badJsonLines, duplicateKeys } from '../helpers/json-lines.ts';
 import { testSet } from '../helpers/secret-set.ts';
-import { logRefusedRequest, tunnelRoute } from '../../src/server/request-log.ts';
+import { logRefusedRequest, tunnelRoute, writeRequestLog, type RequestLog } from '../../src/server/request-log.ts';
 import { createRunStats } from '../../src/server/stats.ts';
+import { createRestoreStats } from '../../src/restore/restore-bytes.ts';
+import { countWithheld, createWithheldCounts } from '../../src/sinks/withheld.ts';
+import { createNotices } from '../../src/cli/notice.ts';
+import { formatReportLines } from '../../src/cli/report-format.ts';
+import { printWithheld } from '../../src/cli/wrap.ts';
 
 const REQUEST = {
   level: 'info', time: '2026-11-23T10:11:12.345Z', name: 'ficta', event: 'request', id: 'a-1', method: 'POST', route: '/v1/messages', status: 200, outcome: 'ok',
@@ -124,5 +129,45 @@ describe('refused CONNECT tunnels', () => {
     expect(badJsonLines(lines.join(''))).toEqual([]);
     expect(JSON.parse(lines.join(''))).toMatchObject({ level: 'warn', event: 'request', method: 'CONNECT', route: 'withheld', status: 403, outcome: 'egress_refused', blocked: [{ secret: 'DB_URL', surface: 'connect_target' }] });
     expect(stats.snapshot()).toMatchObject({ requests: 1, byOutcome: { egress_refused: 1 }, blocks: 1, blockedBySecret: { DB_URL: 1 } });
+  });
+});
+
+describe('restores withheld from tool calls', () => {
+  const set = testSet({ GITHUB_TOKEN: 'ghp_withheld-log-value-0001' });
+
+  it('ride on the request line by secret name and reason, and add up in the run report and summary', () => {
+    const lines: string[] = [];
+    const sink = new Writable({ write(c, _e, cb) { lines.push(String(c)); cb(); } });
+    const logger = createLogger({ level: 'info', format: 'json', destination: sink as never });
+    const stats = createRunStats();
+    const log: RequestLog = {
+      id: 'w-1', method: 'POST', route: '/v1/messages', site: 'response', provider: 'anthropic', adapter: 'anthropic-messages',
+      bytesIn: 1, bytesUp: 1, bytesOut: 1, redactions: new Map(), restore: createRestoreStats(), started: performance.now(), outcome: 'ok', blocked: [], withheld: createWithheldCounts(),
+    };
+    countWithheld(log.withheld, 0, 'network:evil.example');
+    countWithheld(log.withheld, 0, 'network:evil.example');
+    writeRequestLog({ logger, stats }, log, set);
+    writeRequestLog({ logger, stats }, { ...log, id: 'w-2', withheld: createWithheldCounts() }, set);
+    logger.flush();
+    expect(badJsonLines(lines.join(''))).toEqual([]);
+    const [first, second] = lines.join('').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(first).toMatchObject({ event: 'request', id: 'w-1', withheld: { GITHUB_TOKEN: { 'network:evil.example': 2 } } });
+    expect(second).not.toHaveProperty('withheld');
+    const report = stats.snapshot();
+    expect(report).toMatchObject({ requests: 2, withheld: 2, withheldBySecret: { GITHUB_TOKEN: { 'network:evil.example': 2 } } });
+    expect(formatReportLines(report)).toContain('withheld        2 (GITHUB_TOKEN network:evil.example 2)');
+    expect(JSON.stringify(lines)).not.toContain('ghp_withheld-log-value-0001');
+  });
+
+  it('are named in one notice after a wrapped command: a plain warning, or one JSON line with unique keys', () => {
+    const report = { ...createRunStats().snapshot(), withheld: 1, withheldBySecret: { GITHUB_TOKEN: { 'network:evil.example': 1 } } };
+    const text: string[] = [];
+    const json: string[] = [];
+    printWithheld(createNotices(new Writable({ write(c, _e, cb) { text.push(String(c)); cb(); } }), false), report);
+    printWithheld(createNotices(new Writable({ write(c, _e, cb) { json.push(String(c)); cb(); } }), true), report);
+    printWithheld(createNotices(new Writable({ write(c, _e, cb) { text.push(String(c)); cb(); } }), false), { ...report, withheld: 0, withheldBySecret: {} });
+    expect(text).toEqual(['ficta: warning: 1 restore(s) withheld from tool calls: GITHUB_TOKEN network:evil.example; to allow a host: --allow-host evil.example, or per secret: ficta vault hosts GITHUB_TOKEN --add evil.example ([secrets.hosts] for env-file secrets)\n']);
+    expect(badJsonLines(json.join(''))).toEqual([]);
+    expect(JSON.parse(json.join(''))).toMatchObject({ level: 'warn', event: 'withheld', withheld: 1, withheldBySecret: { GITHUB_TOKEN: { 'network:evil.example': 1 } } });
   });
 });
