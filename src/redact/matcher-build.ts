@@ -1,6 +1,6 @@
 // Construction of the multi-pattern byte automaton behind redaction and the gate (the scanner is in
 // matcher.ts): byte classes, a sorted trie numbered breadth-first, fail and dictionary links, and the
-// dense table for shallow states.
+// dense table for shallow states (entries into states that end a pattern point at the trap row).
 
 /**
  * Cap on dense-table entries (4 bytes each) for the states shallower than the shortest pattern.
@@ -26,12 +26,16 @@ export interface Tables {
   stride: number;
   trap: number;
   depth: number;
-  lo: number;
   base: number;
+  /** CSR children of every state (ascending class), indexed by state id. */
   childStart: Int32Array;
+  /** Class of the edge into each state. */
   edge: Uint8Array;
+  /** Fail link of each state: a row offset (shallow) or ~id (deep). */
   fail: Int32Array;
+  /** Nearest state on the fail chain that ends a pattern, or -1. */
   dict: Int32Array;
+  /** CSR pattern ids ending at each state. */
   outStart: Int32Array;
   outIds: Int32Array;
 }
@@ -55,11 +59,14 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
 /**
  * Builds the automaton's tables from byte patterns (each length >= 1; duplicates allowed).
  *
- * States are numbered breadth-first; the `base` states shallower than `depth` (≤ the shortest pattern,
+ * States are numbered breadth-first; the `base` states shallower than `depth` (≤ the longest pattern,
  * DENSE_MAX_DEPTH and DENSE_MAX_ENTRIES) are shallow and get a full row in `table`: slots [0, 256) map
  * a byte to its class, state u's row starts at 256 + u × stride, and an entry is the target's row
  * offset — or `trap`, the offset of a last row that maps every class to itself, when the target is
- * deep. Deep states (encoded ~id) keep CSR children, fail links (row offset or ~id) and dictionary links.
+ * deep or ends a pattern (its own or, through its fail chain, a shorter one's). So the hot loop never
+ * emits, and patterns shorter than `depth` (detection anchors of 3–4 bytes) cost a trap only where they
+ * occur instead of making the whole table shallow. Every state keeps CSR children, a fail link (row
+ * offset or ~id), outputs and a dictionary link, for the careful walk.
  */
 export function buildTables(patterns: readonly Uint8Array[]): BuiltTables {
   const count = patterns.length;
@@ -137,16 +144,15 @@ export function buildTables(patterns: readonly Uint8Array[]): BuiltTables {
   }
   firstChild[N] = N;
 
-  // Dense depth: as deep as the shortest pattern and the caps allow (at least the root).
+  // Dense depth: as deep as the caps allow (at least the root). Patterns shorter than it end in
+  // shallow states, which the final pass below turns into traps.
   let depth = 1;
   let base = perDepth[0]!;
-  let lo = 0;
   while (
-    depth < minLen &&
+    depth <= maxLen &&
     depth < DENSE_MAX_DEPTH &&
     (base + perDepth[depth]!) * stride <= DENSE_MAX_ENTRIES
   ) {
-    lo = base;
     base += perDepth[depth++]!;
   }
 
@@ -196,20 +202,27 @@ export function buildTables(patterns: readonly Uint8Array[]): BuiltTables {
     }
   }
 
-  // Outputs of deep states (CSR, ids ascending) and dictionary links.
-  const nDeep = N - base;
-  const outStart = new Int32Array(nDeep + 1);
-  for (let id = 0; id < count; id++) outStart[newId[patNode[id]!]! - base + 1]!++;
-  for (let k = 0; k < nDeep; k++) outStart[k + 1]! += outStart[k]!;
+  // Outputs of every state (CSR, ids ascending) and dictionary links (fail states precede their
+  // states in breadth-first order, so one forward pass suffices).
+  const outStart = new Int32Array(N + 1);
+  for (let id = 0; id < count; id++) outStart[newId[patNode[id]!]! + 1]!++;
+  for (let k = 0; k < N; k++) outStart[k + 1]! += outStart[k]!;
   const outIds = new Int32Array(count);
-  const outFill = outStart.slice(0, nDeep);
-  for (let id = 0; id < count; id++) outIds[outFill[newId[patNode[id]!]! - base]!++] = id;
-  const dict = new Int32Array(nDeep).fill(-1);
-  for (let k = 0; k < nDeep; k++) {
-    const f = failAll[k + base]!;
-    if (f >= 0) continue;
-    const kf = ~f - base;
-    dict[k] = outStart[kf] !== outStart[kf + 1] ? ~f : dict[kf]!;
+  const outFill = outStart.slice(0, N);
+  for (let id = 0; id < count; id++) outIds[outFill[newId[patNode[id]!]!]!++] = id;
+  const dict = new Int32Array(N).fill(-1);
+  const emits = new Uint8Array(N);
+  for (let v = 1; v < N; v++) {
+    const f = failAll[v]!;
+    const fs = f >= 0 ? (f - ROOT) / stride : ~f;
+    dict[v] = outStart[fs] !== outStart[fs + 1] ? fs : dict[fs]!;
+    emits[v] = outStart[v] !== outStart[v + 1] || dict[v] !== -1 ? 1 : 0;
+  }
+
+  // Entries into shallow states that emit become traps: the careful walk reports them.
+  for (let at = ROOT; at < trap; at++) {
+    const e = table[at]!;
+    if (e !== trap && emits[(e - ROOT) / stride] === 1) table[at] = trap;
   }
 
   return { count, minLen, maxLen, tables: {
@@ -217,11 +230,10 @@ export function buildTables(patterns: readonly Uint8Array[]): BuiltTables {
     stride,
     trap,
     depth,
-    lo,
     base,
-    childStart: firstChild.slice(lo),
-    edge: edge.slice(base),
-    fail: failAll.slice(base),
+    childStart: firstChild,
+    edge,
+    fail: failAll,
     dict,
     outStart,
     outIds,
