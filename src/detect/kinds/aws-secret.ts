@@ -1,0 +1,50 @@
+// The AWS secret access key that goes with an access key id: 40 bytes of base64 alphabet written within
+// a few lines of the id (`~/.aws/credentials`, `env`, STS JSON), in either order.
+
+import { B64, boundaryAfter, boundaryBefore, looksLikePlaceholder } from '../charset.ts';
+
+/** How far from the key id the secret is looked for, each way (a credentials file or env dump puts it within a line or two). */
+export const AWS_SECRET_WINDOW = 256;
+
+const SECRET_LENGTH = 40;
+
+/**
+ * Start of the secret access key nearest the key id at [idStart, idEnd), or -1: a run of exactly 40
+ * base64-alphabet bytes with upper case, lower case and a digit, not touching other base64 bytes.
+ */
+export function findAwsSecretKey(buf: Uint8Array, idStart: number, idEnd: number): number {
+  const from = Math.max(0, idStart - AWS_SECRET_WINDOW);
+  const to = Math.min(buf.length, idEnd + AWS_SECRET_WINDOW);
+  let before = -1;
+  let i = from;
+  while (i < to) {
+    if (B64[buf[i]!] !== 1) {
+      i++;
+      continue;
+    }
+    const s = i;
+    while (i < buf.length && B64[buf[i]!] === 1) i++;
+    if (i - s === SECRET_LENGTH && (s >= idEnd || i <= idStart) && isSecretShaped(buf, s, i)) {
+      if (s >= idEnd) return s;
+      before = s;
+    }
+  }
+  return before;
+}
+
+function isSecretShaped(buf: Uint8Array, s: number, e: number): boolean {
+  if (!boundaryBefore(buf, s, B64) || !boundaryAfter(buf, e, B64) || buf[e] === 0x3d) return false;
+  let upper = 0;
+  let lower = 0;
+  let digit = 0;
+  let symbol = 0;
+  for (let k = s; k < e; k++) {
+    const b = buf[k]!;
+    if (b >= 0x41 && b <= 0x5a) upper++;
+    else if (b >= 0x61 && b <= 0x7a) lower++;
+    else if (b >= 0x30 && b <= 0x39) digit++;
+    else symbol++;
+  }
+  // Random base64: ~16 of each letter case, ~6 digits, ~1 symbol; paths and words look otherwise.
+  return upper >= 4 && lower >= 4 && digit >= 1 && symbol <= 6 && !looksLikePlaceholder(buf, s, e);
+}
