@@ -15,6 +15,9 @@ import { createEnvFileSource, createEnvVarSource } from './secrets/env-sources.t
 import { createFilePlaceholderKeyProvider } from './secrets/placeholder-key-file.ts';
 import { createSecretRegistry, type SecretRegistry } from './secrets/registry.ts';
 import { createWatermarker } from './watermark/watermarker.ts';
+import { createDetector } from './detect/detector.ts';
+import { createDetectedStore, type DetectedStore } from './detect/store.ts';
+import type { Detection } from './redact/secret-set.ts';
 import { MIN_SECRET_LENGTH, type PlaceholderKeyProvider, type SecretSource } from './secrets/types.ts';
 
 export type { Config } from './config/schema.ts';
@@ -62,8 +65,10 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
       : []),
     ...(options.sources ?? []),
   ];
+  const detection = createDetection(config);
   const registryResult = await createSecretRegistry({
     sources,
+    ...(detection === undefined ? {} : { detection }),
     keyProvider: options.keyProvider ?? createFilePlaceholderKeyProvider(config.home),
     onSkipped: (skipped) => {
       for (const s of skipped) {
@@ -106,7 +111,7 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
       logEvent(logger, 'info', 'listening', { url: running.url, token: config.token === undefined ? 'none' : 'required' });
       return { ...running, baseUrls: baseUrls(running.url, config.token) };
     },
-    report: () => stats.snapshot(),
+    report: () => ({ ...stats.snapshot(), ...(detection === undefined ? {} : { detectedStore: detection.store.stats() }) }),
     async close() {
       if (running !== undefined) await running.close(config.limits.shutdownGraceMs);
       await registry.close();
@@ -116,6 +121,14 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
       logger.flush();
     },
   };
+}
+
+/** The detector and the store of detected values, for the life of this proxy; undefined when detection is off. */
+function createDetection(config: Config): Detection | undefined {
+  const d = config.detect;
+  if (d.mode === 'off') return undefined;
+  const store: DetectedStore = createDetectedStore({ maxEntries: d.maxEntries, maxBytes: d.maxBytes });
+  return { detector: createDetector({ allow: d.allow }), store, mode: d.mode };
 }
 
 function parseUpstream(url: string): UpstreamTarget {

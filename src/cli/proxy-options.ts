@@ -18,6 +18,9 @@ export const PROXY_OPTIONS = {
   'fail-on-block': { type: 'boolean' },
   'no-vault': { type: 'boolean' },
   'key-file': { type: 'string' },
+  detect: { type: 'string' },
+  discover: { type: 'boolean' },
+  'no-discover': { type: 'boolean' },
 } as const satisfies NonNullable<ParseArgsConfig['options']>;
 
 export const PROXY_OPTIONS_HELP = `  --env-file PATH          register every value of a dotenv file as a secret (repeatable)
@@ -33,6 +36,10 @@ export const PROXY_OPTIONS_HELP = `  --env-file PATH          register every val
   --max-body-bytes N       largest request body accepted (default 32 MiB)
   --report-file PATH       write the run report (JSON, names and counts only) on exit
   --fail-on-block          exit 3 at the end if any request was blocked
+  --detect redact|block|off  credentials nobody registered: placeholder (default), 403, or ignore
+  --discover               also load .env, .env.local, .env.*.local and secret-looking environment
+                           variables when an env file or the vault is used (they are loaded by default otherwise)
+  --no-discover            load only the secrets named by --env-file, --secret-env and the vault
 `;
 
 type Values = { [K in keyof typeof PROXY_OPTIONS]?: (typeof PROXY_OPTIONS)[K] extends { multiple: true } ? string[] : (typeof PROXY_OPTIONS)[K] extends { type: 'boolean' } ? boolean : string };
@@ -48,6 +55,9 @@ export function proxyFlags(values: Values): { flags: Record<string, unknown>; co
   if (values['env-file'] !== undefined) secrets.envFiles = values['env-file'];
   if (values['secret-env'] !== undefined) secrets.env = values['secret-env'];
   if (values['no-vault'] === true) secrets.vault = 'off';
+  if (values.discover === true && values['no-discover'] === true) throw new FictaError('FICTA_USAGE', 'usage: --discover and --no-discover exclude each other');
+  if (values.discover === true) secrets.discover = true;
+  if (values['no-discover'] === true) secrets.discover = false;
   if (Object.keys(secrets).length > 0) flags.secrets = secrets;
   const log: Record<string, unknown> = {};
   if (values['log-level'] !== undefined) log.level = values['log-level'];
@@ -57,6 +67,10 @@ export function proxyFlags(values: Values): { flags: Record<string, unknown>; co
   if (values['max-body-bytes'] !== undefined) flags.limits = { maxBodyBytes: intFlag('--max-body-bytes', values['max-body-bytes']) };
   if (values['report-file'] !== undefined) flags.reportFile = values['report-file'];
   if (values['fail-on-block'] === true) flags.failOnBlock = true;
+  if (values.detect !== undefined) {
+    if (values.detect !== 'redact' && values.detect !== 'block' && values.detect !== 'off') throw new FictaError('FICTA_USAGE', 'usage: --detect must be redact, block or off');
+    flags.detect = { mode: values.detect };
+  }
   return { flags, configFile: values.config, keyFile: values['key-file'] };
 }
 

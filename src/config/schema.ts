@@ -1,6 +1,7 @@
 // The configuration schema: the single source of defaults and of what a valid setting is.
 
 import { z } from 'zod';
+import { DetectConfigSchema } from '../detect/config.ts';
 import { WatermarkConfigSchema } from '../watermark/config.ts';
 
 const MiB = 1024 * 1024;
@@ -54,6 +55,11 @@ export const ConfigSchema = z
         env: z.array(z.string().min(1)).default([]),
         /** Use the sealed vault when it exists ("auto"), always ("on"), or never ("off"). */
         vault: z.enum(['auto', 'on', 'off']).default('auto'),
+        /**
+         * Zero-config discovery (.env, .env.local, .env.*.local in the working directory; secret-looking
+         * environment variables): "auto" when no env file and no vault is used, true always, false never.
+         */
+        discover: z.union([z.boolean(), z.literal('auto')]).default('auto'),
       })
       .strict()
       .prefault({}),
@@ -83,6 +89,8 @@ export const ConfigSchema = z
     failOnBlock: z.boolean().default(false),
     /** Watermarks and the attribution registry (see src/watermark/config.ts). */
     watermark: WatermarkConfigSchema.prefault({}),
+    /** Detection of credentials nobody registered (see src/detect/config.ts). */
+    detect: DetectConfigSchema.prefault({}),
   })
   .strict();
 

@@ -110,7 +110,8 @@ export function matchGrammar(buf: Uint8Array, anchorStart: number, anchorEnd: nu
       end = e;
     }
   }
-  if (!boundaryBefore(buf, start, g.leftEdge) || !boundaryAfter(buf, end, g.edge) || insideBase64(buf, start, end)) return false;
+  // A value after its anchor (`AccountKey=…`, a webhook path) is delimited by the anchor itself.
+  if ((!g.valueAfterAnchor && !boundaryBefore(buf, start, g.leftEdge)) || !boundaryAfter(buf, end, g.edge) || insideBase64(buf, start, end)) return false;
   // The variable parts on either side of the anchor, each on its own: `GR1348941` + `123123…` is a stand-in.
   if (start < anchorStart && looksLikePlaceholder(buf, start, anchorStart, g.structured)) return false;
   if (anchorEnd < end && looksLikePlaceholder(buf, anchorEnd, end, g.structured)) return false;

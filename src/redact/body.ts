@@ -18,7 +18,7 @@ export interface RedactedBody {
 
 /** Redacts a body of the given kind, adding to `counts` per secret. */
 export function redactBody(set: SecretSet, body: Buffer, kind: BodyKind, counts: CountMap): RedactedBody {
-  if (set.size === 0 || body.length === 0) return { bytes: body, clean: true };
+  if (set.inert || body.length === 0) return { bytes: body, clean: true };
   const hits = inspect(set, body, kind === 'form' ? 'text' : kind);
   if (kind === 'form') {
     const text = body.toString('latin1');

@@ -30,7 +30,7 @@ export interface GateOptions {
 
 /** Every registered value that would reach the provider in `req`; empty means it may be sent. */
 export function gateRequest(set: SecretSet, req: OutgoingRequest, options: GateOptions = {}): Finding[] {
-  if (set.size === 0) return [];
+  if (set.inert) return [];
   const findings = new Map<string, Finding>();
   const add = (secret: number, surface: string): void => {
     findings.set(`${secret}\0${surface}`, { secret, surface });
@@ -72,7 +72,7 @@ export function describeFindings(set: SecretSet, findings: readonly Finding[]): 
   const bySurface = new Map<string, Set<string>>();
   for (const f of findings) {
     const names = bySurface.get(f.surface) ?? new Set<string>();
-    names.add(set.names[f.secret] as string);
+    names.add(set.nameFor(f.secret));
     bySurface.set(f.surface, names);
   }
   return [...bySurface.entries()].map(([surface, names]) => `${[...names].sort().join(', ')} in ${surface}`).join('; ');

@@ -53,7 +53,7 @@ export function forwardableHeaders(rawHeaders: readonly string[]): HeaderList {
 
 /** Redacts every non-auth header value in place; returns the same list. */
 export function redactHeaders(set: SecretSet, headers: HeaderList, counts: CountMap): HeaderList {
-  if (set.size === 0) return headers;
+  if (set.inert) return headers;
   for (const pair of headers) {
     if (AUTH_HEADERS.has(pair[0])) continue;
     const value = pair[1];

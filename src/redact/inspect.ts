@@ -4,7 +4,7 @@
 // Both the redactor and the fail-closed gate use it: the gate runs it on the exact outgoing bytes.
 
 import { decodeEscapes, findStringEnd, findStringStart, readHex4, type DecodedView } from './json-text.ts';
-import type { SecretSet } from './secret-set.ts';
+import { scanSecrets, type SecretSet } from './secret-set.ts';
 
 /** How a buffer is read: JSON text, other text, or opaque bytes (raw forms only). */
 export type TextKind = 'json' | 'text' | 'binary';
@@ -24,7 +24,7 @@ const MAX_VIEW_DEPTH = 3;
 /** Every hit of a registered value in `buf` (overlapping hits included; see selectHits). */
 export function inspect(set: SecretSet, buf: Buffer, kind: TextKind): Hit[] {
   const hits: Hit[] = [];
-  if (set.size === 0 || buf.length === 0) return hits;
+  if (set.inert || buf.length === 0) return hits;
   scanRaw(set, buf, hits, false);
   if (kind !== 'binary' && hasEscapeTrigger(set, buf)) {
     for (const h of scanEscaped(set, buf, kind === 'json', 1)) hits.push(h);
@@ -75,12 +75,7 @@ function createTriggerCursor(set: SecretSet, buf: Buffer): (from: number) => num
 }
 
 function scanRaw(set: SecretSet, buf: Buffer, out: Hit[], inString: boolean): void {
-  const m = set.matcher.scan(buf);
-  for (let i = 0; i < m.count; i++) {
-    const pid = m.ids[i] as number;
-    const end = m.ends[i] as number;
-    out.push({ start: end - (set.patternLength[pid] as number), end, secret: set.patternSecret[pid] as number, inString });
-  }
+  scanSecrets(set, buf, (start, end, secret) => out.push({ start, end, secret, inString }));
 }
 
 function scanEscaped(set: SecretSet, buf: Buffer, jsonish: boolean, depth: number): Hit[] {

@@ -11,14 +11,19 @@ export function bump(counts: CountMap, secret: number, n = 1): void {
   counts.set(secret, (counts.get(secret) ?? 0) + n);
 }
 
-/** Returns `buf` with every hit (non-overlapping, ordered by start) replaced by its placeholder. */
+/**
+ * Returns `buf` with every hit (non-overlapping, ordered by start) replaced by its placeholder. In
+ * detection's `block` mode detected credentials stay in place, for the gate to refuse the request.
+ */
 export function replaceHits(set: SecretSet, buf: Buffer, hits: readonly Hit[], counts: CountMap): Buffer {
   if (hits.length === 0) return buf;
   const parts: Buffer[] = [];
+  const keepDetected = set.detection?.mode === 'block';
   let pos = 0;
   for (const h of hits) {
+    if (h.secret < 0 && keepDetected) continue;
     if (h.start > pos) parts.push(buf.subarray(pos, h.start));
-    parts.push(set.placeholderBytes[h.secret] as Buffer);
+    parts.push(set.placeholderFor(h.secret));
     bump(counts, h.secret);
     pos = h.end;
   }

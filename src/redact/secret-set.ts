@@ -1,7 +1,13 @@
 // An immutable, compiled snapshot of the registered secrets: one automaton over every form a value can
 // take in outgoing bytes, plus the placeholder maps used by redaction and restore. Rebuilt off the hot
-// path and swapped atomically, so a request never sees a half-built matcher.
+// path and swapped atomically, so a request never sees a half-built matcher. With detection on, the
+// detectors' anchors join the same automaton (pattern ids from `anchorBase` on): a hit there is confirmed
+// by its kind's grammar and the credential gets a negative secret index into the process-wide store of
+// detected values, which every lookup below falls back to.
 
+import type { Detector } from '../detect/detector.ts';
+import { KINDS } from '../detect/kinds.ts';
+import { kindOfSecret, type DetectedStore } from '../detect/store.ts';
 import { createMatcher, type Matcher } from './matcher.ts';
 import { jsonEscapeDepth } from './json-escape.ts';
 import { derivePlaceholder, placeholderId } from './placeholder.ts';
@@ -12,6 +18,16 @@ export const FORM_DEPTHS = 4;
 export interface SecretInput {
   name: string;
   value: string;
+}
+
+/** What detected credentials do: get a placeholder, or leave the request to be blocked by the gate. */
+export type DetectMode = 'redact' | 'block';
+
+/** Detection as a set uses it: the detector (anchors, grammars), the process-wide store, the mode. */
+export interface Detection {
+  readonly detector: Detector;
+  readonly store: DetectedStore;
+  readonly mode: DetectMode;
 }
 
 export interface SecretSet {
@@ -36,10 +52,25 @@ export interface SecretSet {
   usesCodePoint(cp: number): boolean;
   /** The value escaped for `depth` JSON string levels, as bytes (cached). */
   valueBytes(index: number, depth: number): Buffer;
+  /** Detection, when on. */
+  readonly detection: Detection | undefined;
+  /** Pattern ids from here on are detector anchors (anchor id = pattern id - anchorBase). */
+  readonly anchorBase: number;
+  /** Nothing to find and nothing to restore: no registered value and detection off. */
+  readonly inert: boolean;
+  /** Placeholder bytes of a secret index, registered or detected. */
+  placeholderFor(index: number): Buffer;
+  /** Name of a secret index for logs and messages: the registered name, or `detected:<kind>`. */
+  nameFor(index: number): string;
+  /** The (negative) secret index of a detected value, stored under its placeholder from this set's key. */
+  detected(value: string, kind: number): number;
 }
 
+/** Prefix of the names detected credentials are counted under (`detected:github-classic-pat`). */
+export const DETECTED_PREFIX = 'detected:';
+
 /** Compiles the secrets under a placeholder key. Entries with equal values share one placeholder. */
-export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: Uint8Array): SecretSet {
+export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: Uint8Array, detection?: Detection): SecretSet {
   const byValue = new Map<string, number>();
   const names: string[][] = [];
   const values: string[] = [];
@@ -75,6 +106,8 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
     }
   });
 
+  const anchorBase = patterns.length;
+  if (detection !== undefined) for (const a of detection.detector.anchors) patterns.push(Buffer.from(a));
   const matcher = createMatcher(patterns);
   const bmp = new Uint8Array(0x10000);
   const astral = new Set<number>();
@@ -86,9 +119,12 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
     }
   }
   const cache = new Map<number, Buffer>();
+  const joinedNames = names.map((n) => n.join('|'));
+  const store = detection?.store;
+  const detector = detection?.detector;
   return {
     size: values.length,
-    names: names.map((n) => n.join('|')),
+    names: joinedNames,
     values,
     placeholders,
     placeholderBytes,
@@ -96,9 +132,29 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
     patternSecret: Int32Array.from(patternSecret),
     patternLength: Int32Array.from(patterns.map((p) => p.length)),
     patternDepth: Uint8Array.from(patternDepth),
-    secretForId: (id) => idMap.get(id) ?? -1,
-    usesCodePoint: (cp) => (cp < 0x10000 ? bmp[cp] === 1 : astral.has(cp)),
+    detection,
+    anchorBase,
+    inert: values.length === 0 && detection === undefined,
+    secretForId: (id) => idMap.get(id) ?? store?.secretForId(id) ?? -1,
+    usesCodePoint: (cp) =>
+      (cp < 0x10000 ? bmp[cp] === 1 : astral.has(cp)) || detector?.usesCodePoint(cp) === true || store?.recallUsesCodePoint(cp) === true,
+    placeholderFor(index) {
+      if (index >= 0) return placeholderBytes[index] as Buffer;
+      const b = store?.placeholderBytes(index);
+      if (b === undefined) throw new Error('secret set: a detected value was evicted while its request was being redacted');
+      return b;
+    },
+    detected(value, kind) {
+      if (store === undefined) throw new Error('secret set: detection is off');
+      return store.intern(value, kind, placeholderKey);
+    },
+    nameFor: (index) => (index >= 0 ? (joinedNames[index] as string) : `${DETECTED_PREFIX}${KINDS[kindOfSecret(index)]?.name ?? 'unknown'}`),
     valueBytes(index, depth) {
+      if (index < 0) {
+        const b = store?.valueBytes(index, depth);
+        if (b === undefined) throw new Error('secret set: a detected value was evicted between its lookup and its restore');
+        return b;
+      }
       const k = index * 8 + depth;
       let b = cache.get(k);
       if (b === undefined) {
@@ -108,4 +164,38 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
       return b;
     },
   };
+}
+
+/** Called for each occurrence found by {@link scanSecrets}: bytes [start, end) hold secret `secret`. */
+export type SecretHit = (start: number, end: number, secret: number) => void;
+
+/**
+ * Every occurrence of every registered value (in each compiled form) in `buf`, every credential the
+ * detectors confirm at their anchors' hits, and every occurrence of a recalled detected value: one
+ * automaton pass, plus one over the (small) recall automaton when it holds anything.
+ */
+export function scanSecrets(set: SecretSet, buf: Uint8Array, push: SecretHit): void {
+  const m = set.matcher.scan(buf);
+  const { anchorBase, detection } = set;
+  for (let i = 0; i < m.count; i++) {
+    const pid = m.ids[i] as number;
+    const end = m.ends[i] as number;
+    const length = set.patternLength[pid] as number;
+    if (pid < anchorBase) {
+      push(end - length, end, set.patternSecret[pid] as number);
+      continue;
+    }
+    if (detection === undefined) continue;
+    detection.detector.confirm(buf, pid - anchorBase, end - length, end, (s, e, kind, value) => {
+      push(s, e, set.detected(value, kind));
+    });
+  }
+  const recall = detection?.store.recall();
+  if (recall === undefined) return;
+  const r = recall.matcher.scan(buf);
+  for (let i = 0; i < r.count; i++) {
+    const pid = r.ids[i] as number;
+    const end = r.ends[i] as number;
+    push(end - (recall.lengths[pid] as number), end, recall.secrets[pid] as number);
+  }
 }

@@ -41,7 +41,7 @@ export function replaceInText(set: SecretSet, text: string, counts: CountMap, en
 
 /** Redacts `a=b&c=d` text (a query string or a form body); returns the input when nothing matched. */
 export function redactQueryString(set: SecretSet, query: string, counts: CountMap): string {
-  if (set.size === 0 || query === '') return query;
+  if (set.inert || query === '') return query;
   const parts = query.split('&');
   let changed = false;
   for (let i = 0; i < parts.length; i++) {
@@ -61,7 +61,7 @@ export function redactQueryString(set: SecretSet, query: string, counts: CountMa
 
 /** Redacts a path (`/a/b`), segment by segment. */
 export function redactPath(set: SecretSet, path: string, counts: CountMap): string {
-  if (set.size === 0) return path;
+  if (set.inert) return path;
   const segments = path.split('/');
   let changed = false;
   for (let i = 0; i < segments.length; i++) {

@@ -218,17 +218,22 @@ function streamFailed(deps: ProxyDeps, log: RequestLog, res: ServerResponse, err
 /** Refuses the request: logs names and surfaces, throws the 403 the client will see. */
 function block(deps: ProxyDeps, set: SecretSet, log: RequestLog, findings: Finding[]): never {
   log.outcome = 'blocked';
-  log.blocked = [...new Set(findings.map((f) => set.names[f.secret] as string))];
+  log.blocked = [...new Set(findings.map((f) => set.nameFor(f.secret)))];
   logEvent(deps.logger, 'warn', 'request_blocked', {
     id: log.id,
     route: log.route,
-    findings: findings.map((f) => ({ name: set.names[f.secret], surface: f.surface })),
+    findings: findings.map((f) => ({ name: set.nameFor(f.secret), surface: f.surface })),
   });
-  throw new FictaError(
-    'FICTA_LEAK_BLOCKED',
-    `request blocked: registered secret ${describeFindings(set, findings)} would reach the provider; nothing was sent. Remove it from the request or let ficta redact it in a JSON string.`,
-    { status: 403 },
-  );
+  const registered = findings.filter((f) => f.secret >= 0);
+  const detected = findings.filter((f) => f.secret < 0);
+  const what = [
+    ...(registered.length > 0 ? [`registered secret ${describeFindings(set, registered)}`] : []),
+    ...(detected.length > 0 ? [`credential ${describeFindings(set, detected)}`] : []),
+  ].join('; ');
+  const advice = detected.length > 0 && set.detection?.mode === 'block'
+    ? 'Remove it from the request, or run ficta with --detect redact.'
+    : 'Remove it from the request or let ficta redact it in a JSON string.';
+  throw new FictaError('FICTA_LEAK_BLOCKED', `request blocked: ${what} would reach the provider; nothing was sent. ${advice}`, { status: 403 });
 }
 
 function headerValue(headers: HeaderList, name: string): string | undefined {
@@ -261,7 +266,7 @@ function namedCounts(set: SecretSet | undefined, counts: CountMap): Record<strin
   const out: Record<string, number> = {};
   if (set === undefined) return out;
   for (const [idx, n] of counts) {
-    const name = set.names[idx] as string;
+    const name = set.nameFor(idx);
     out[name] = (out[name] ?? 0) + n;
   }
   return out;

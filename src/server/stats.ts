@@ -19,6 +19,8 @@ export interface RunReport {
   blocks: number;
   blockedBySecret: Record<string, number>;
   restoreMisses: number;
+  /** Detection's store of detected values: counts and bytes, never values (absent when detection is off). */
+  detectedStore?: { entries: number; bytes: number; added: number; evicted: number; recalled: number };
 }
 
 export interface RunStats {
