@@ -57,14 +57,17 @@ export interface DetectedStore {
   stats(): StoreStats;
 }
 
-/** The kind index encoded in a detected secret index. */
+/**
+ * Detected secret indices are -2 and below (-1 stays "no secret" for look-ups): -2 - (id × KIND_SLOTS +
+ * kind), so the kind survives the entry's eviction and reports can still name it.
+ */
 export function kindOfSecret(index: number): number {
-  return (-1 - index) % KIND_SLOTS;
+  return (-2 - index) % KIND_SLOTS;
 }
 
 /** True when a secret index denotes a detected value rather than a registered one. */
 export function isDetectedSecret(index: number): boolean {
-  return index < 0;
+  return index <= -2;
 }
 
 export interface StoreOptions {
@@ -91,8 +94,8 @@ export function createDetectedStore(options: StoreOptions = {}): DetectedStore {
   let recallCache: ReturnType<DetectedStore['recall']> | null = null;
   let recallChars = new Set<number>();
 
-  const indexOf = (e: Entry): number => -1 - (e.id * KIND_SLOTS + e.kind);
-  const entryOf = (index: number): Entry | undefined => byId.get(Math.floor((-1 - index) / KIND_SLOTS));
+  const indexOf = (e: Entry): number => -2 - (e.id * KIND_SLOTS + e.kind);
+  const entryOf = (index: number): Entry | undefined => byId.get(Math.floor((-2 - index) / KIND_SLOTS));
 
   const touch = (e: Entry): void => {
     byValue.delete(e.value);

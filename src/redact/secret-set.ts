@@ -46,7 +46,7 @@ export interface SecretSet {
   readonly patternLength: Int32Array;
   /** Pattern index → JSON escaping depth of the form. */
   readonly patternDepth: Uint8Array;
-  /** Secret index for a placeholder id (lowercase), or -1. */
+  /** Secret index for a placeholder id (lowercase): >= 0 registered, <= -2 detected; -1 when unknown. */
   secretForId(id: string): number;
   /** True when some registered value contains the code point (decides whether a `\u` escape matters). */
   usesCodePoint(cp: number): boolean;
