@@ -10,6 +10,11 @@ import { createFicta, type BaseUrls, type Ficta, type RunReport } from '../index
 import type { Logger } from '../log/logger.ts';
 import type { Readable, Writable } from 'node:stream';
 import { unlockVaultSource, vaultExists, type VaultSecretSource } from '../vault/source.ts';
+import { createDetector } from '../detect/detector.ts';
+import { createCredentialFinder } from '../detect/find.ts';
+import { discoverSources, type DiscoveredSource } from '../secrets/discover.ts';
+import type { SecretSource } from '../secrets/types.ts';
+import { formatDiscoveryNotice } from './discovery-notice.ts';
 
 /** Exit code when --fail-on-block is set and a request was blocked. */
 export const EXIT_BLOCKED = 3;
@@ -36,6 +41,8 @@ export interface StartSessionOptions {
   env: NodeJS.ProcessEnv;
   readyFile?: string | undefined;
   logger?: Logger;
+  /** Working directory discovery looks in (default: the process's). */
+  cwd?: string;
 }
 
 /** Loads the config and starts a proxy. */
@@ -51,13 +58,17 @@ export async function startSession(options: StartSessionOptions): Promise<ProxyS
   const vault = await openVaultSource(config, options);
   let ficta: Ficta;
   try {
+    const discovered = discover(config, options, vault !== undefined);
+    const sources: SecretSource[] = [...(vault === undefined ? [] : [vault]), ...discovered.map((d) => d.source)];
     ficta = await createFicta({
       config,
       env: options.env,
       ...(options.logger === undefined ? {} : { logger: options.logger }),
       // The vault is one more secret source and holds the placeholder key.
-      ...(vault === undefined ? {} : { sources: [vault], keyProvider: vault }),
+      ...(sources.length === 0 ? {} : { sources }),
+      ...(vault === undefined ? {} : { keyProvider: vault }),
     });
+    for (const line of formatDiscoveryNotice(discovered)) options.stderr?.write(`${line}\n`);
   } catch (error) {
     vault?.close();
     throw error;
@@ -110,6 +121,18 @@ async function openVaultSource(config: Config, options: StartSessionOptions): Pr
   });
   if (!unlocked.ok) throw unlocked.error;
   return unlocked.value;
+}
+
+/**
+ * Zero-config discovery per `secrets.discover`: "auto" only when no env file is named and no vault is
+ * used, true always (`--discover`), false never (`--no-discover`).
+ */
+function discover(config: Config, options: StartSessionOptions, hasVault: boolean): DiscoveredSource[] {
+  const mode = config.secrets.discover;
+  if (mode === false) return [];
+  if (mode === 'auto' && (config.secrets.envFiles.length > 0 || hasVault)) return [];
+  const finder = config.detect.mode === 'off' ? undefined : createCredentialFinder(createDetector({ allow: config.detect.allow }));
+  return discoverSources({ cwd: options.cwd ?? process.cwd(), env: options.env, ...(finder === undefined ? {} : { finder }) });
 }
 
 /** The ready file: shell/`$GITHUB_ENV`-friendly KEY=VALUE lines. */
