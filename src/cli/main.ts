@@ -15,6 +15,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   watermark: () => import('./watermark.ts'),
   attribute: () => import('./attribute.ts'),
   bench: () => import('./bench.ts'),
+  scan: () => import('./scan.ts'),
 };
 
 const USAGE = `usage: ficta <command> [options]
@@ -30,6 +31,7 @@ commands:
   watermark    mark a document shared by hand, or read its marks (ficta watermark --help)
   attribute    say which session and request sent a leaked text (ficta attribute --help)
   bench        measure what ficta adds on this machine (ficta bench --help)
+  scan         find credentials in files, the environment or git history (ficta scan --help)
 `;
 
 /** Runs the CLI with the given arguments and returns the exit code. */
