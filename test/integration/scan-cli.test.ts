@@ -74,7 +74,7 @@ describe('ficta scan', () => {
       ['project/config/settings.json:3:19', 'stripe-secret-key', 'SECRET_KEY'],
     ]);
     for (const row of rows) expect(row[3]).toMatch(/^[0-9a-f]{12}$/);
-    expect(r.stderr).toBe('ficta: scan: 3 credentials in 2 places; 3 files scanned, skipped 1 binary, 1 too large\n');
+    expect(r.stderr).toBe('ficta: scan: 3 credentials in 2 places; 4 files scanned, skipped 1 binary, 1 too large\n');
   });
 
   it('--json: the same findings as one document, with the skip counts, and a stable keyed fingerprint', async () => {
