@@ -31,19 +31,45 @@ export const B64 = charset('A-Za-z0-9+/');
 export const B64_PAD = charset('A-Za-z0-9+/=');
 export const BASE32_UPPER = charset('A-Z2-7');
 
-/** End of the run of `set` bytes starting at `from`, looking at most `max + 1` bytes (so a longer run is seen as too long). */
+let lastRunChars = 0;
+
+/** Characters in the run the last {@link runEnd} / {@link runStart} found (`\/` counts as one). */
+export function runChars(): number {
+  return lastRunChars;
+}
+
+/**
+ * End of the run of `set` bytes starting at `from`, looking at most `max + 1` characters (so a longer run
+ * is seen as too long). When the class holds `/`, a JSON-escaped slash `\/` (PHP writes every slash so)
+ * is one character of the run.
+ */
 export function runEnd(buf: Uint8Array, from: number, set: CharSet, max: number): number {
-  const stop = Math.min(buf.length, from + max + 1);
+  const slash = set[0x2f] === 1;
   let i = from;
-  while (i < stop && set[buf[i]!] === 1) i++;
+  let chars = 0;
+  while (i < buf.length && chars <= max) {
+    const b = buf[i]!;
+    if (set[b] === 1) i++;
+    else if (slash && b === 0x5c && buf[i + 1] === 0x2f) i += 2;
+    else break;
+    chars++;
+  }
+  lastRunChars = chars;
   return i;
 }
 
-/** Start of the run of `set` bytes ending at `to` (exclusive), looking at most `max + 1` bytes back. */
+/** Start of the run of `set` bytes ending at `to` (exclusive), looking at most `max + 1` characters back. */
 export function runStart(buf: Uint8Array, to: number, set: CharSet, max: number): number {
-  const stop = Math.max(0, to - max - 1);
+  const slash = set[0x2f] === 1;
   let i = to;
-  while (i > stop && set[buf[i - 1]!] === 1) i--;
+  let chars = 0;
+  while (i > 0 && chars <= max) {
+    if (slash && buf[i - 1] === 0x2f && i >= 2 && buf[i - 2] === 0x5c) i -= 2;
+    else if (set[buf[i - 1]!] === 1) i--;
+    else break;
+    chars++;
+  }
+  lastRunChars = chars;
   return i;
 }
 
@@ -106,21 +132,27 @@ const MAX_REPEAT = 6;
  */
 export function looksLikePlaceholder(buf: Uint8Array, start: number, end: number, runsAllowed = false): boolean {
   let run = 1;
-  const seen = new Uint8Array(256);
+  // Distinct bytes counted with a stamp per call: no allocation on this path (it runs on every match).
+  const stamp = ++seenStamp;
   let distinct = 0;
+  let wordStart = false;
   for (let i = start; i < end; i++) {
     const b = buf[i]!;
-    if (seen[b] === 0) {
-      seen[b] = 1;
+    if (seen[b] !== stamp) {
+      seen[b] = stamp;
       distinct++;
     }
+    if (WORD_FIRST[b] === 1) wordStart = true;
     run = i > start && buf[i - 1] === b ? run + 1 : 1;
     if (run >= MAX_REPEAT && !runsAllowed) return true;
   }
   const len = end - start;
   if (len >= 16 && distinct < 8) return true;
-  for (const w of PLACEHOLDER_WORDS) {
-    for (let i = start; i + w.length <= end; i++) {
+  if (!wordStart) return false;
+  for (let i = start; i < end; i++) {
+    if (WORD_FIRST[buf[i]!] !== 1) continue;
+    for (const w of PLACEHOLDER_WORDS) {
+      if (i + w.length > end) continue;
       let k = 0;
       while (k < w.length && lower(buf[i + k]!) === w[k]) k++;
       if (k === w.length) return true;
@@ -128,3 +160,16 @@ export function looksLikePlaceholder(buf: Uint8Array, start: number, end: number
   }
   return false;
 }
+
+const seen = new Uint32Array(256);
+let seenStamp = 0;
+
+/** Bytes a stand-in word starts with, either case. */
+const WORD_FIRST = (() => {
+  const t = new Uint8Array(256);
+  for (const w of PLACEHOLDER_WORDS) {
+    t[w[0]!] = 1;
+    if (w[0]! >= 0x61 && w[0]! <= 0x7a) t[w[0]! - 0x20] = 1;
+  }
+  return t;
+})();

@@ -2,6 +2,7 @@
 // automaton, and the confirmation of an anchor hit by the grammar of each kind that uses the anchor.
 
 import { FictaError } from '../errors.ts';
+import { charset } from './charset.ts';
 import { compileGrammar, matchGrammar, type CompiledGrammar, type Span } from './grammar.ts';
 import type { Emit, Kind } from './kind.ts';
 import { KINDS } from './kinds.ts';
@@ -17,6 +18,11 @@ export type Found = (start: number, end: number, kind: number, value: string) =>
 export interface Detector {
   /** Distinct anchors of the kinds in force, as bytes, in anchor-id order. */
   readonly anchors: readonly Uint8Array[];
+  /**
+   * Per anchor, the bytes that may follow it in some token (1 = may): a hit followed by any other byte
+   * (`AKIA ` or `ghp_ ` in prose) is dropped without a confirm. The end of the buffer may always follow.
+   */
+  readonly follows: readonly Uint8Array[];
   /** Whether any grammar in force can contain the code point (decides whether a `\u` escape may hide a credential). */
   usesCodePoint(cp: number): boolean;
   /** Confirms the hit of anchor `anchor` at buf[start, end); calls `found` for each credential there. */
@@ -47,6 +53,7 @@ export function createDetector(options: DetectorOptions = {}): Detector {
   const anchorIds = new Map<string, number>();
   const anchorKinds: number[][] = [];
   const anchors: Uint8Array[] = [];
+  const follows: Uint8Array[] = [];
   const examples = new Set<string>();
   const ascii = new Uint8Array(128);
   KINDS.forEach((kind, k) => {
@@ -59,8 +66,10 @@ export function createDetector(options: DetectorOptions = {}): Detector {
         anchorIds.set(a, id);
         anchors.push(Buffer.from(a, 'latin1'));
         anchorKinds.push([]);
+        follows.push(new Uint8Array(256));
       }
       anchorKinds[id]!.push(k);
+      addFollowers(follows[id]!, kind);
       for (let i = 0; i < a.length; i++) ascii[a.charCodeAt(i)] = 1;
     }
     for (const g of grammarsOf(kind)) {
@@ -76,33 +85,50 @@ export function createDetector(options: DetectorOptions = {}): Detector {
     ascii[0x0a] = 1;
     ascii[0x0d] = 1;
   }
+  // A slash escaped as `\/` is read in place by the grammars (runs, PEM lines, `:\/\/` in URLs), so it
+  // need not make inspect decode the string; searching every body for `\/` cost ~1 ms per MB.
+  ascii[0x2f] = 0;
 
+  // The buffer and callback of the confirm in progress: per-kind emit functions are made once, not per
+  // hit (anchor hits are frequent in ordinary text, and a closure per hit was most of their cost).
+  let current: Uint8Array = new Uint8Array(0);
+  let found: Found = () => undefined;
   const span: Span = { start: 0, end: 0 };
-  const accept = (buf: Uint8Array, start: number, end: number, kind: number, found: Found, value?: string): void => {
-    const v = value ?? textOf(buf, start, end);
-    if (allowedValues.has(v) || examples.has(v)) return;
-    if (allowedKinds.has(KINDS[kind]!.name)) return;
+  const accept = (start: number, end: number, kind: number, value?: string): void => {
+    const v = value ?? textOf(current, start, end);
+    if (allowedValues.has(v) || examples.has(v) || allowedKinds.has(KINDS[kind]!.name)) return;
     found(start, end, kind, v);
   };
+  const kindIndex = new Map(KINDS.map((k, i) => [k.name, i]));
+  const emits: Emit[] = KINDS.map((_, k) => {
+    const emit = ((s: number, e: number, value?: string) => accept(s, e, k, value)) as Emit;
+    emit.as = (name, s, e, value) => {
+      const other = kindIndex.get(name);
+      if (other !== undefined) accept(s, e, other, value);
+    };
+    return emit;
+  });
 
   return {
     anchors,
+    follows,
     usesCodePoint: (cp) => cp < 128 && ascii[cp] === 1,
-    confirm(buf, anchor, start, end, found) {
-      for (const k of anchorKinds[anchor] ?? []) {
+    confirm(buf, anchor, start, end, onFound) {
+      current = buf;
+      found = onFound;
+      const ks = anchorKinds[anchor];
+      if (ks === undefined) return;
+      for (let i = 0; i < ks.length; i++) {
+        const k = ks[i]!;
         const kind = KINDS[k]!;
         if (kind.confirm !== undefined) {
-          const emit = ((s: number, e: number, value?: string) => accept(buf, s, e, k, found, value)) as Emit;
-          emit.as = (name, s, e, value) => {
-            const other = KINDS.findIndex((x) => x.name === name);
-            if (other !== -1) accept(buf, s, e, other, found, value);
-          };
-          kind.confirm(buf, start, end, emit);
+          kind.confirm(buf, start, end, emits[k]!);
           continue;
         }
-        for (const g of grammarsOf(kind)) {
-          if (matchGrammar(buf, start, end, g, span)) {
-            accept(buf, span.start, span.end, k, found);
+        const gs = grammarsOf(kind);
+        for (let j = 0; j < gs.length; j++) {
+          if (matchGrammar(buf, start, end, gs[j]!, span)) {
+            accept(span.start, span.end, k);
             break;
           }
         }
@@ -111,6 +137,33 @@ export function createDetector(options: DetectorOptions = {}): Detector {
   };
 }
 
+/** Marks the bytes that may follow one of the kind's anchors: a custom confirm or a grammar ending at its anchor may be followed by anything. */
+function addFollowers(into: Uint8Array, kind: Kind): void {
+  if (kind.confirm !== undefined && kind.follows !== undefined) {
+    const set = charset(kind.follows);
+    for (let b = 0; b < 256; b++) if (set[b] === 1) into[b] = 1;
+    return;
+  }
+  const grammars = kind.confirm === undefined ? grammarsOf(kind) : [];
+  if (kind.confirm !== undefined || grammars.some((g) => g.after.length === 0)) {
+    into.fill(1);
+    return;
+  }
+  for (const g of grammars) {
+    const first = g.after[0]!;
+    if (first instanceof Uint8Array) into[first[0]!] = 1;
+    else {
+      for (let b = 0; b < 256; b++) if (first.set[b] === 1) into[b] = 1;
+      // A run holding `/` also reads a JSON-escaped `\/`.
+      if (first.set[0x2f] === 1) into[0x5c] = 1;
+      // A run that may be empty lets the part after it follow too: allow everything rather than chase it.
+      if (first.min === 0) into.fill(1);
+    }
+  }
+}
+
+/** The credential's text; a JSON-escaped slash (`\/`, which runs accept) is the slash it stands for. */
 function textOf(buf: Uint8Array, start: number, end: number): string {
-  return Buffer.isBuffer(buf) ? buf.toString('utf8', start, end) : Buffer.from(buf.subarray(start, end)).toString('utf8');
+  const s = Buffer.isBuffer(buf) ? buf.toString('utf8', start, end) : Buffer.from(buf.subarray(start, end)).toString('utf8');
+  return s.includes('\\/') ? s.replace(/\\\//g, '/') : s;
 }

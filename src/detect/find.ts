@@ -29,6 +29,7 @@ export function createCredentialFinder(detector: Detector): CredentialFinder {
       for (let i = 0; i < hits.count; i++) {
         const anchor = hits.ids[i]!;
         const end = hits.ends[i]!;
+        if (end < buf.length && detector.follows[anchor]![buf[end]!] !== 1) continue;
         detector.confirm(buf, anchor, end - detector.anchors[anchor]!.length, end, (s, e, kind, value) => {
           out.push({ start: s, end: e, kind: KINDS[kind]!.name, value });
         });

@@ -2,7 +2,7 @@
 // found, matched by hand at the hit position (backwards for what precedes the anchor, forwards for what
 // follows), then checked for boundaries, placeholders and, where the format has one, its checksum.
 
-import { boundaryAfter, boundaryBefore, charset, hasLiteral, insideBase64, looksLikePlaceholder, runEnd, runStart, type CharSet } from './charset.ts';
+import { boundaryAfter, boundaryBefore, charset, hasLiteral, insideBase64, looksLikePlaceholder, runChars, runEnd, runStart, type CharSet } from './charset.ts';
 
 /** A run of bytes of one class, `min` to `max` long, matched possessively. */
 export interface Run {
@@ -93,7 +93,7 @@ export function matchGrammar(buf: Uint8Array, anchorStart: number, anchorEnd: nu
       start -= p.length;
     } else {
       const s = runStart(buf, start, p.set, p.max);
-      const len = start - s;
+      const len = runChars();
       if (len < p.min || len > p.max) return false;
       start = s;
     }
@@ -105,7 +105,7 @@ export function matchGrammar(buf: Uint8Array, anchorStart: number, anchorEnd: nu
       end += p.length;
     } else {
       const e = runEnd(buf, end, p.set, p.max);
-      const len = e - end;
+      const len = runChars();
       if (len < p.min || len > p.max) return false;
       end = e;
     }

@@ -26,6 +26,8 @@ export interface Kind {
   readonly grammars?: readonly Grammar[];
   /** Used instead of grammars for formats a grammar cannot say. */
   readonly confirm?: Confirm;
+  /** With a confirm: the bytes that may follow an anchor (a charset spec such as `A-Z0-9`; default any). */
+  readonly follows?: string;
   /** The format carries a checksum that is verified. */
   readonly checksum: boolean;
   /** Where the format is documented (provider docs, or the scanner rule that describes it). */

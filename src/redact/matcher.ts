@@ -75,7 +75,7 @@ class ByteAutomaton implements Matcher {
     this.maxLength = maxLength;
     this.t = t;
     let bytes = 0;
-    for (const a of [t.table, t.childStart, t.edge, t.fail, t.dict, t.outStart, t.outIds]) {
+    for (const a of [t.table, t.rowOf, t.rowState, t.childStart, t.edge, t.fail, t.dict, t.outStart, t.outIds]) {
       bytes += a.byteLength;
     }
     this.memoryBytes = bytes;
@@ -245,7 +245,7 @@ class ByteAutomaton implements Matcher {
       if (r >= 0) {
         // A shallow state that ends a pattern.
         s = r;
-        if (i > reportFrom && this.emit((r - ROOT) / this.t.stride, i, sink)) return s;
+        if (i > reportFrom && this.emit(this.t.rowState[(r - ROOT) / this.t.stride]!, i, sink)) return s;
         continue;
       }
       i = this.walk(buf, i, end, reportFrom, ~r, sink, true);
@@ -256,23 +256,25 @@ class ByteAutomaton implements Matcher {
   }
 
   /**
-   * The transition from the shallow state whose row is at `row` by class c, where the table holds the
-   * trap: ~id of a deep child, or the row of a shallow state that ends a pattern. Follows fail links
-   * (shallow ones only) until a row answers; at most `depth` steps, and only on this rare path.
+   * The transition from the state whose row is at `row` by class c, where the table holds the trap: the
+   * encoded target (~id of a row-less one, or the row of one that ends a pattern). Follows fail links
+   * until a row answers; only on this rare path.
    */
   private resolve(row: number, c: number): number {
-    const { table, stride, trap, base, childStart, edge, fail } = this.t;
-    let u = (row - ROOT) / stride;
+    const { table, stride, trap, rowOf, rowState, childStart, edge, fail } = this.t;
+    let u = rowState[(row - ROOT) / stride]!;
     for (;;) {
       let v = childStart[u]!;
       const ve = childStart[u + 1]!;
       while (v < ve && edge[v] !== c) v++;
-      if (v < ve) return v < base ? ROOT + v * stride : ~v;
+      if (v < ve) return rowOf[v]! >= 0 ? rowOf[v]! : ~v;
       // No child: goto(u, c) = goto(fail(u), c). The root never gets here (it answers every class).
       const f = fail[u]!;
-      const e = table[f + c]!;
-      if (e !== trap) return e;
-      u = (f - ROOT) / stride;
+      if (f >= 0) {
+        const e = table[f + c]!;
+        if (e !== trap) return e;
+        u = rowState[(f - ROOT) / stride]!;
+      } else u = ~f;
     }
   }
 
@@ -308,7 +310,7 @@ class ByteAutomaton implements Matcher {
     sink: MatchSink,
     report: boolean,
   ): number {
-    const { table, trap, childStart, edge, fail, stride } = this.t;
+    const { table, trap, childStart, edge, fail, stride, rowState } = this.t;
     for (;;) {
       if (report && i > reportFrom && this.emit(t, i, sink)) {
         this.resume = ~t;
@@ -340,7 +342,7 @@ class ByteAutomaton implements Matcher {
       }
       if (next >= 0) {
         this.resume = next;
-        if (i > reportFrom && this.emit((next - ROOT) / stride, i, sink)) return end;
+        if (i > reportFrom && this.emit(rowState[(next - ROOT) / stride]!, i, sink)) return end;
         return i;
       }
       t = ~next;

@@ -54,8 +54,11 @@ export interface SecretSet {
   valueBytes(index: number, depth: number): Buffer;
   /** Detection, when on. */
   readonly detection: Detection | undefined;
-  /** Pattern ids from here on are detector anchors (anchor id = pattern id - anchorBase). */
+  /** Pattern ids from here on are detector anchors, each followed by one byte that may follow it. */
   readonly anchorBase: number;
+  /** Per anchor pattern (pattern id - anchorBase): the anchor id, and 1 when the pattern has the byte after it. */
+  readonly anchorOf: Int32Array;
+  readonly anchorExtended: Uint8Array;
   /** Nothing to find and nothing to restore: no registered value and detection off. */
   readonly inert: boolean;
   /** Placeholder bytes of a secret index, registered or detected. */
@@ -107,7 +110,31 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
   });
 
   const anchorBase = patterns.length;
-  if (detection !== undefined) for (const a of detection.detector.anchors) patterns.push(Buffer.from(a));
+  const anchorOf: number[] = [];
+  const anchorExtended: number[] = [];
+  if (detection !== undefined) {
+    // Each anchor joins as anchor + every byte that may follow it (a leaf of the trie, which costs no
+    // table row): `AKIA` or `ghp_` followed by a space, as in prose about them, never traps the scan.
+    // An anchor anything may follow joins as it is.
+    detection.detector.anchors.forEach((a, id) => {
+      const follows = detection.detector.follows[id]!;
+      if (follows.every((f) => f === 1)) {
+        patterns.push(Buffer.from(a));
+        anchorOf.push(id);
+        anchorExtended.push(0);
+        return;
+      }
+      for (let b = 0; b < 256; b++) {
+        if (follows[b] !== 1) continue;
+        const p = Buffer.allocUnsafe(a.length + 1);
+        p.set(a);
+        p[a.length] = b;
+        patterns.push(p);
+        anchorOf.push(id);
+        anchorExtended.push(1);
+      }
+    });
+  }
   const matcher = createMatcher(patterns);
   const bmp = new Uint8Array(0x10000);
   const astral = new Set<number>();
@@ -134,6 +161,8 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
     patternDepth: Uint8Array.from(patternDepth),
     detection,
     anchorBase,
+    anchorOf: Int32Array.from(anchorOf),
+    anchorExtended: Uint8Array.from(anchorExtended),
     inert: values.length === 0 && detection === undefined,
     secretForId: (id) => idMap.get(id) ?? store?.secretForId(id) ?? -1,
     usesCodePoint: (cp) =>
@@ -177,6 +206,7 @@ export type SecretHit = (start: number, end: number, secret: number) => void;
 export function scanSecrets(set: SecretSet, buf: Uint8Array, push: SecretHit): void {
   const m = set.matcher.scan(buf);
   const { anchorBase, detection } = set;
+  const onFound = (s: number, e: number, kind: number, value: string): void => push(s, e, set.detected(value, kind));
   for (let i = 0; i < m.count; i++) {
     const pid = m.ids[i] as number;
     const end = m.ends[i] as number;
@@ -186,9 +216,9 @@ export function scanSecrets(set: SecretSet, buf: Uint8Array, push: SecretHit): v
       continue;
     }
     if (detection === undefined) continue;
-    detection.detector.confirm(buf, pid - anchorBase, end - length, end, (s, e, kind, value) => {
-      push(s, e, set.detected(value, kind));
-    });
+    // The pattern is the anchor, mostly with the byte after it.
+    const k = pid - anchorBase;
+    detection.detector.confirm(buf, set.anchorOf[k] as number, end - length, end - (set.anchorExtended[k] as number), onFound);
   }
   const recall = detection?.store.recall();
   if (recall === undefined) return;

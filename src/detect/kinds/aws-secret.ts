@@ -1,7 +1,7 @@
 // The AWS secret access key that goes with an access key id: 40 bytes of base64 alphabet written within
 // a few lines of the id (`~/.aws/credentials`, `env`, STS JSON), in either order.
 
-import { B64, boundaryAfter, boundaryBefore, looksLikePlaceholder } from '../charset.ts';
+import { B64, boundaryAfter, boundaryBefore, looksLikePlaceholder, runChars, runEnd } from '../charset.ts';
 
 /** How far from the key id the secret is looked for, each way (a credentials file or env dump puts it within a line or two). */
 export const AWS_SECRET_WINDOW = 256;
@@ -9,24 +9,31 @@ export const AWS_SECRET_WINDOW = 256;
 const SECRET_LENGTH = 40;
 
 /**
- * Start of the secret access key nearest the key id at [idStart, idEnd), or -1: a run of exactly 40
- * base64-alphabet bytes with upper case, lower case and a digit, not touching other base64 bytes.
+ * Span [start, end) of the secret access key nearest the key id at [idStart, idEnd), or undefined: a run
+ * of exactly 40 base64-alphabet characters (an escaped slash `\/` counts as one) with upper case, lower
+ * case and a digit, not touching other base64 bytes.
  */
-export function findAwsSecretKey(buf: Uint8Array, idStart: number, idEnd: number): number {
+export function findAwsSecretKey(buf: Uint8Array, idStart: number, idEnd: number): [number, number] | undefined {
   const from = Math.max(0, idStart - AWS_SECRET_WINDOW);
   const to = Math.min(buf.length, idEnd + AWS_SECRET_WINDOW);
-  let before = -1;
+  let before: [number, number] | undefined;
   let i = from;
   while (i < to) {
-    if (B64[buf[i]!] !== 1) {
+    if (B64[buf[i]!] !== 1 && !(buf[i] === 0x5c && buf[i + 1] === 0x2f)) {
       i++;
       continue;
     }
     const s = i;
-    while (i < buf.length && B64[buf[i]!] === 1) i++;
-    if (i - s === SECRET_LENGTH && (s >= idEnd || i <= idStart) && isSecretShaped(buf, s, i)) {
-      if (s >= idEnd) return s;
-      before = s;
+    let e = runEnd(buf, s, B64, SECRET_LENGTH);
+    const chars = runChars();
+    // Past the length looked at: skip the rest of this longer run.
+    if (chars > SECRET_LENGTH) {
+      while (e < buf.length && (B64[buf[e]!] === 1 || (buf[e] === 0x5c && buf[e + 1] === 0x2f))) e += buf[e] === 0x5c ? 2 : 1;
+    }
+    i = e;
+    if (chars === SECRET_LENGTH && (s >= idEnd || e <= idStart) && isSecretShaped(buf, s, e)) {
+      if (s >= idEnd) return [s, e];
+      before = [s, e];
     }
   }
   return before;
@@ -40,6 +47,7 @@ function isSecretShaped(buf: Uint8Array, s: number, e: number): boolean {
   let symbol = 0;
   for (let k = s; k < e; k++) {
     const b = buf[k]!;
+    if (b === 0x5c) continue; // the escape of a `\/`
     if (b >= 0x41 && b <= 0x5a) upper++;
     else if (b >= 0x61 && b <= 0x7a) lower++;
     else if (b >= 0x30 && b <= 0x39) digit++;

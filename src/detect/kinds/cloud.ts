@@ -20,7 +20,7 @@ const confirmAwsKeyId: Confirm = (buf, anchorStart, anchorEnd, emit) => {
   const { start, end } = span;
   emit(start, end);
   const secret = findAwsSecretKey(buf, start, end);
-  if (secret !== -1) emit.as('aws-secret-access-key', secret, secret + 40);
+  if (secret !== undefined) emit.as('aws-secret-access-key', secret[0], secret[1]);
 };
 
 /** base64 of 64 bytes (88 characters with `==`); some copies drop the padding. */
@@ -46,6 +46,7 @@ export const CLOUD_KINDS: readonly Kind[] = [
     title: 'AWS access key id (long-term AKIA, temporary ASIA)',
     anchors: ['AKIA', 'ASIA', 'ABIA', 'ACCA'],
     confirm: confirmAwsKeyId,
+    follows: 'A-Z0-9',
     checksum: false,
     source: 'https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_identifiers.html#identifiers-unique-ids',
   },
@@ -107,6 +108,7 @@ export const CLOUD_KINDS: readonly Kind[] = [
     title: 'Azure shared access signature (the sig= of a SAS URL)',
     anchors: ['?sig=', '&sig='],
     confirm: confirmAzureSas,
+    follows: 'A-Za-z0-9+/%',
     checksum: false,
     recall: true,
     source: 'https://learn.microsoft.com/en-us/rest/api/storageservices/create-service-sas',

@@ -18,6 +18,8 @@ export const KEY_KINDS: readonly Kind[] = [
     title: 'PEM private key block (PKCS#1, PKCS#8, SEC 1, encrypted)',
     anchors: PEM_LABELS.map((l) => `-----BEGIN ${l}-----`),
     confirm: confirmPrivateKeyBlock,
+    // A line end (raw or JSON-escaped) or the space of a key flattened onto one line.
+    follows: '\n\r \\',
     checksum: false,
     source: 'https://www.rfc-editor.org/rfc/rfc7468',
   },
@@ -26,6 +28,8 @@ export const KEY_KINDS: readonly Kind[] = [
     title: 'OpenSSH private key block',
     anchors: ['-----BEGIN OPENSSH PRIVATE KEY-----'],
     confirm: confirmPrivateKeyBlock,
+    // A line end (raw or JSON-escaped) or the space of a key flattened onto one line.
+    follows: '\n\r \\',
     checksum: false,
     source: 'https://github.com/openssh/openssh-portable/blob/master/PROTOCOL.key',
   },
@@ -34,6 +38,8 @@ export const KEY_KINDS: readonly Kind[] = [
     title: 'OpenPGP secret key block (ASCII armor)',
     anchors: ['-----BEGIN PGP PRIVATE KEY BLOCK-----'],
     confirm: confirmPrivateKeyBlock,
+    // A line end (raw or JSON-escaped) or the space of a key flattened onto one line.
+    follows: '\n\r \\',
     checksum: false,
     source: 'https://www.rfc-editor.org/rfc/rfc9580#section-6',
   },
@@ -42,6 +48,7 @@ export const KEY_KINDS: readonly Kind[] = [
     title: 'age secret key (Bech32, with its checksum)',
     anchors: ['AGE-SECRET-KEY-1'],
     confirm: checksumBech32Age,
+    follows: 'QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L',
     checksum: true,
     source: 'https://age-encryption.org/v1',
   },
@@ -50,6 +57,7 @@ export const KEY_KINDS: readonly Kind[] = [
     title: 'Signed JSON Web Token (header naming an algorithm, payload, signature)',
     anchors: ['eyJ'],
     confirm: confirmJwt,
+    follows: 'A-Za-z0-9_-',
     checksum: false,
     source: 'https://www.rfc-editor.org/rfc/rfc7519',
     examples: [JWT_IO_EXAMPLE],
@@ -57,8 +65,11 @@ export const KEY_KINDS: readonly Kind[] = [
   {
     name: 'url-password',
     title: 'Password in a URL (scheme://user:password@host), connection strings included',
-    anchors: ['://'],
+    // `:\/\/` is the same separator in JSON written with escaped slashes (PHP).
+    anchors: ['://', ':\\/\\/'],
     confirm: confirmUrlPassword,
+    // The first byte of the userinfo (the user may be empty: `redis://:password@host`).
+    follows: "A-Za-z0-9._~%!$&'*+,;=:-",
     checksum: false,
     recall: true,
     source: 'https://www.rfc-editor.org/rfc/rfc3986#section-3.2.1',
