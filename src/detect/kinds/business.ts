@@ -19,6 +19,8 @@ const slackIds = (segments: number, secret: Part): readonly Part[] => {
   return parts;
 };
 
+const SLACK_EDGE = charset('A-Za-z0-9-');
+
 /** A webhook URL's secret path after its host (the host stays readable). */
 const webhook = (name: string, title: string, anchors: readonly string[], parts: readonly Part[], source: string, alternatives: ReadonlyArray<readonly Part[]> = []): Kind =>
   prefixed(name, title, anchors, parts, source, { valueAfterAnchor: true, edge: '', alternatives });
@@ -27,14 +29,20 @@ const webhook = (name: string, title: string, anchors: readonly string[], parts:
 const STRIPE_DOCS_TEST_KEY = 'sk_test_4eC39HqLyjWDarjtT1zdp7dc';
 
 export const BUSINESS_KINDS: readonly Kind[] = [
+  // Slack documents the prefixes and the numeric ids, not the secret's length: shorter secrets (older
+  // and workspace tokens) are accepted down to 10 characters. A `-` may not follow (`…-####` is an id
+  // list with a stand-in, not a token).
   prefixed('slack-bot-token', 'Slack bot token', ['xoxb-'], slackIds(2, run(ALNUM, 24)), SLACK_TOKENS, {
-    alternatives: [slackIds(1, run(ALNUM, 16, 48)), slackIds(2, run(ALNUM, 16, 48))],
+    alternatives: [slackIds(1, run(ALNUM, 10, 48)), slackIds(2, run(ALNUM, 10, 48))],
+    edge: SLACK_EDGE,
   }),
   prefixed('slack-user-token', 'Slack user token', ['xoxp-'], slackIds(3, run(HEX_LOWER, 32)), SLACK_TOKENS, {
-    alternatives: [slackIds(3, run(ALNUM, 16, 48)), slackIds(2, run(ALNUM, 16, 48)), slackIds(1, run(ALNUM, 16, 48))],
+    alternatives: [slackIds(3, run(ALNUM, 10, 48)), slackIds(2, run(ALNUM, 10, 48)), slackIds(1, run(ALNUM, 10, 48))],
+    edge: SLACK_EDGE,
   }),
   prefixed('slack-legacy-token', 'Slack workspace, legacy, session or refresh token', ['xoxa-', 'xoxs-', 'xoxo-', 'xoxr-', 'xoxa-2-'], slackIds(3, run(ALNUM, 10, 64)), SLACK_TOKENS, {
     alternatives: [slackIds(2, run(ALNUM, 10, 64)), slackIds(1, run(ALNUM, 10, 64))],
+    edge: SLACK_EDGE,
   }),
   prefixed('slack-config-token', 'Slack configuration access or refresh token', ['xoxe.xoxp-1-', 'xoxe.xoxb-1-', 'xoxe-1-'], [run(ALNUM, 100, 300)], 'https://api.slack.com/authentication/config-tokens'),
   prefixed('slack-app-token', 'Slack app-level token', ['xapp-'], [run(DIGIT, 1), '-', run(UPPER_NUM, 9, 12), '-', run(DIGIT, 10, 16), '-', run(HEX_LOWER, 64)], SLACK_TOKENS),
