@@ -4,8 +4,10 @@ import { ANCHOR, type Grammar, type Part } from './grammar.ts';
 import type { Kind } from './kind.ts';
 
 export interface PrefixedOptions {
-  /** Verifies a checksum over [start, end); the body starts at anchorEnd. */
+  /** Verifies the token over [start, end) (a checksum, or a length rule); the body starts at anchorEnd. */
   check?: Grammar['check'];
+  /** `check` verifies a checksum the format carries. */
+  checksum?: boolean;
   /** Further grammars tried after the first (other layouts behind the same anchors). */
   alternatives?: ReadonlyArray<readonly Part[]>;
   recall?: boolean;
@@ -36,7 +38,7 @@ export function prefixed(
     title,
     anchors,
     grammars: [grammar(parts), ...(options.alternatives ?? []).map(grammar)],
-    checksum: options.check !== undefined,
+    checksum: options.checksum === true,
     source,
     ...(options.recall === undefined ? {} : { recall: options.recall }),
     ...(options.examples === undefined ? {} : { examples: options.examples }),

@@ -6,10 +6,11 @@
  * Cap on dense-table entries (4 bytes each) for the shallow states.
  * 10,000 secrets of 20–40 bytes over a 500 KiB chat body: 2^18 → depth 3, 0.31 GB/s (common trigrams
  * trap); 2^19 → depth 5, 0.81 GB/s; 2^20 → depth 7, 1.10 GB/s, 8.7 MB in all; 2^21 and 2^22 no faster
- * (1.10 GB/s) at 12.4 and 19.7 MB. Leaves have no rows since detection came, and detection's ~240
- * anchors add ten byte classes (stride 72 → 82) and ~850 rows: at 2^20, 10,000 secrets with detection
- * went back to depth 6 (the bench body's `sk-ant` words then trap); 2^21 gives depth 8 with or without
- * detection (5.8 / 6.9 MB of table), redact + gate 0.37 / 0.38 ms on 500 KiB.
+ * (1.10 GB/s) at 12.4 and 19.7 MB (Node 20). Remeasured with detection (Node 24, the bench's Messages
+ * body, whose `sk-proj`/`sk-ant` words are 7-byte prefixes of registered values): 10,000 secrets at 2^20
+ * get depth 7 and redact + gate 0.37 ms on 500 KiB, at 2^21 depth 8 and 0.32 ms (tables 10.7 → 12.7 MB);
+ * with detection's ~240 anchors (ten more byte classes, ~850 rows) 2^20 gives depth 6 and 0.44 ms, 2^21
+ * depth 8 and 0.32 ms (14.4 MB). Leaves have no rows, so anchors extended by their next byte cost none.
  */
 const DENSE_MAX_ENTRIES = 1 << 21;
 

@@ -15,7 +15,7 @@ const GITLAB_PREFIXES = 'https://docs.gitlab.com/security/tokens/#token-prefixes
 const githubCrc = (buf: Uint8Array, _start: number, end: number, anchorEnd: number): boolean => hasBase62Crc32(buf, anchorEnd, end);
 
 const github = (name: string, title: string, anchor: string): Kind =>
-  prefixed(name, title, [anchor], [run(ALNUM, 36)], GITHUB_FORMATS, { check: githubCrc });
+  prefixed(name, title, [anchor], [run(ALNUM, 36)], GITHUB_FORMATS, { check: githubCrc, checksum: true });
 
 const gitlab = (name: string, title: string, anchors: readonly string[], length: number): Kind =>
   prefixed(name, title, anchors, [run(B64URL, length)], GITLAB_PREFIXES);
@@ -49,7 +49,7 @@ export const SOURCE_CONTROL_KINDS: readonly Kind[] = [
   gitlab('gitlab-feed-token', 'GitLab feed, incoming mail, SCIM or feature-flag client token', ['glft-', 'glimt-', 'glsoat-', 'glffct-'], 20),
   prefixed('atlassian-api-token', 'Atlassian (Jira, Confluence) API token', ['ATATT3', 'ATCTT3'], [run(B64URL, 150, 300), '=', run(HEX, 8)], 'https://support.atlassian.com/atlassian-account/docs/manage-api-tokens-for-your-atlassian-account/'),
   prefixed('bitbucket-app-password', 'Bitbucket app password', ['ATBB'], [run(ALNUM, 32, 40)], 'https://support.atlassian.com/bitbucket-cloud/docs/app-passwords/'),
-  prefixed('npm-token', 'npm access token', ['npm_'], [run(ALNUM, 36)], 'https://github.blog/2021-09-23-announcing-npms-new-access-token-format/', { check: githubCrc }),
+  prefixed('npm-token', 'npm access token', ['npm_'], [run(ALNUM, 36)], 'https://github.blog/2021-09-23-announcing-npms-new-access-token-format/', { check: githubCrc, checksum: true }),
   prefixed(
     'pypi-token',
     'PyPI / TestPyPI API token (macaroon)',
