@@ -86,15 +86,16 @@ if (values['skip-cost'] !== true) {
   const rounds = quick ? 3 : 7;
   const timeMs = quick ? 150 : 300;
   out(`\n== redact + gate, detection on vs off (${rounds} alternating rounds of ${timeMs} ms per case; median of per-round p50) ==`);
-  out(`${'case'.padEnd(28)} ${'off ms'.padStart(9)} ${'on ms'.padStart(9)} ${'on/off'.padStart(8)}  (ms per MB off / on)`);
+  out(`${'case'.padEnd(32)} ${'off ms'.padStart(9)} ${'on ms'.padStart(9)} ${'on/off'.padStart(8)}  (ms per MB off / on)`);
   const sizes: SizeName[] = ['50KiB', '500KiB'];
   for (const n of [10, 10_000]) {
     for (const size of sizes) {
-      for (const hits of [false, true]) {
+      for (const variant of ['clean', 'hits', 'u-escapes'] as const) {
+        const hits = variant !== 'clean';
         const off = benchSecretSet(n, false);
         const on = benchSecretSet(n, true);
         const planted = hits ? spread(off.values, MICRO_HITS) : [];
-        const body = makeMessagesBody(SIZES[size], { plant: planted });
+        const body = makeMessagesBody(SIZES[size], { plant: planted, asciiEscapes: variant === 'u-escapes' });
         check(off.set, body, planted);
         check(on.set, body, planted);
         const p50 = { off: [] as number[], on: [] as number[] };
@@ -105,7 +106,7 @@ if (values['skip-cost'] !== true) {
         const a = median(p50.off);
         const b = median(p50.on);
         const mb = body.length / 1e6;
-        out(`${`${countLabel(n)} secrets, ${size}${hits ? `, ${MICRO_HITS} hits` : ''}`.padEnd(28)} ${a.toFixed(3).padStart(9)} ${b.toFixed(3).padStart(9)} ${(b / a).toFixed(3).padStart(8)}  (${(a / mb).toFixed(2)} / ${(b / mb).toFixed(2)})`);
+        out(`${`${countLabel(n)} secrets, ${size}${hits ? `, ${MICRO_HITS} hits` : ''}${variant === 'u-escapes' ? ', \\u' : ''}`.padEnd(32)} ${a.toFixed(3).padStart(9)} ${b.toFixed(3).padStart(9)} ${(b / a).toFixed(3).padStart(8)}  (${(a / mb).toFixed(2)} / ${(b / mb).toFixed(2)})`);
       }
     }
   }
