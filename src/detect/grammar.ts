@@ -86,6 +86,9 @@ export interface Span {
  * (if any) holds. Work is bounded by the grammar's longest token.
  */
 export function matchGrammar(buf: Uint8Array, anchorStart: number, anchorEnd: number, g: CompiledGrammar, span: Span): boolean {
+  // A token that starts with its anchor is refused before its body is read: anchors glued to each other
+  // (`ya29.ya29.ya29.…`) would otherwise each read a long run.
+  if (g.before.length === 0 && !g.valueAfterAnchor && !boundaryBefore(buf, anchorStart, g.leftEdge)) return false;
   let start = anchorStart;
   for (const p of g.before) {
     if (p instanceof Uint8Array) {

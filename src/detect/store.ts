@@ -4,6 +4,7 @@
 // surroundings (URL passwords, AWS secret keys) are also searched for on their own afterwards, through
 // a small automaton of their own, since a restored value comes back bare in the next turn's history.
 
+import { FictaError } from '../errors.ts';
 import { jsonEscapeDepth } from '../redact/json-escape.ts';
 import { createMatcher, type Matcher } from '../redact/matcher.ts';
 import { derivePlaceholder, placeholderId } from '../redact/placeholder.ts';
@@ -18,6 +19,12 @@ export const DEFAULT_MAX_BYTES = 8 * 1024 * 1024;
 export const MAX_RECALLED = 256;
 /** A recalled value shorter than this would match ordinary text (the registry's rule for secrets). */
 export const MIN_RECALL_LENGTH = 8;
+/**
+ * New values one request may bring (a synchronous stretch: its redaction, replacement and gate). Each
+ * costs a keyed hash and an entry held until the request is done; a body of thousands of distinct
+ * credentials is refused instead (~7 µs each: 1,024 cost ~7 ms).
+ */
+export const MAX_NEW_PER_REQUEST = 1024;
 /** JSON escape depths a recalled value is searched in (raw, in a string, in JSON text in a string, one more). */
 const RECALL_DEPTHS = 4;
 
@@ -91,6 +98,7 @@ export function createDetectedStore(options: StoreOptions = {}): DetectedStore {
   // evicted before it ends, so a hit found in a body still has its placeholder when it is replaced.
   let epoch = 0;
   let epochScheduled = false;
+  let newInEpoch = 0;
   let recallCache: ReturnType<DetectedStore['recall']> | null = null;
   let recallChars = new Set<number>();
 
@@ -118,6 +126,7 @@ export function createDetectedStore(options: StoreOptions = {}): DetectedStore {
   const nextEpoch = (): void => {
     epochScheduled = false;
     epoch++;
+    newInEpoch = 0;
     evict();
   };
 
@@ -132,6 +141,9 @@ export function createDetectedStore(options: StoreOptions = {}): DetectedStore {
         known.epoch = epoch;
         touch(known);
         return indexOf(known);
+      }
+      if (++newInEpoch > MAX_NEW_PER_REQUEST) {
+        throw new FictaError('FICTA_LEAK_BLOCKED', `request blocked: more than ${MAX_NEW_PER_REQUEST} distinct credentials detected in one request; nothing was sent`);
       }
       const placeholder = derivePlaceholder(key, value);
       const e: Entry = {

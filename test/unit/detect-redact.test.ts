@@ -101,6 +101,24 @@ describe('detection in redaction, the gate and restore', () => {
     expect(store.stats().recalled).toBe(1);
   });
 
+  it('refuses a request that brings more than 1,024 new credentials instead of hashing them all', () => {
+    const set = detectingSet();
+    const rnd = mulberry32(77);
+    const kind = kindByName('github-classic-pat')!;
+    const tokens = Array.from({ length: 1025 }, () => sampleOf(kind, rnd).secret);
+    const body = Buffer.from(JSON.stringify({ a: tokens.join(' ') }));
+    let code: string | undefined;
+    try {
+      redactBody(set, body, 'json', new Map());
+    } catch (e) {
+      code = (e as { code?: string }).code;
+    }
+    expect(code).toBe('FICTA_LEAK_BLOCKED');
+    // The same 1,024 again are known, not new: no refusal.
+    const again = detectingSet();
+    expect(() => redactBody(again, Buffer.from(JSON.stringify({ a: tokens.slice(0, 1024).join(' ') })), 'json', new Map())).not.toThrow();
+  });
+
   it('keeps the store bounded by count and bytes, dropping the least recently used, and counts', async () => {
     const store = createDetectedStore({ maxEntries: 3, maxBytes: 1 << 20 });
     const kind = 0;

@@ -9,15 +9,30 @@ export const AWS_SECRET_WINDOW = 256;
 const SECRET_LENGTH = 40;
 
 /**
+ * The 40-character runs found so far in the buffer being scanned, and how far it was read: key ids come
+ * in order, so each window reads only what the previous one did not (a body made of key ids would
+ * otherwise read ~500 bytes per id).
+ */
+let seenBuf: Uint8Array | undefined;
+let seenFrom = 0;
+let seenTo = 0;
+let found: Array<[number, number]> = [];
+
+/**
  * Span [start, end) of the secret access key nearest the key id at [idStart, idEnd), or undefined: a run
  * of exactly 40 base64-alphabet characters (an escaped slash `\/` counts as one) with upper case, lower
- * case and a digit, not touching other base64 bytes.
+ * case and a digit, not touching other base64 bytes, within AWS_SECRET_WINDOW of the id.
  */
 export function findAwsSecretKey(buf: Uint8Array, idStart: number, idEnd: number): [number, number] | undefined {
   const from = Math.max(0, idStart - AWS_SECRET_WINDOW);
   const to = Math.min(buf.length, idEnd + AWS_SECRET_WINDOW);
-  let before: [number, number] | undefined;
-  let i = from;
+  if (buf !== seenBuf || from < seenFrom || from > seenTo) {
+    seenBuf = buf;
+    seenFrom = from;
+    seenTo = from;
+    found = [];
+  }
+  let i = seenTo;
   while (i < to) {
     if (B64[buf[i]!] !== 1 && !(buf[i] === 0x5c && buf[i + 1] === 0x2f)) {
       i++;
@@ -31,10 +46,13 @@ export function findAwsSecretKey(buf: Uint8Array, idStart: number, idEnd: number
       while (e < buf.length && (B64[buf[e]!] === 1 || (buf[e] === 0x5c && buf[e + 1] === 0x2f))) e += buf[e] === 0x5c ? 2 : 1;
     }
     i = e;
-    if (chars === SECRET_LENGTH && (s >= idEnd || e <= idStart) && isSecretShaped(buf, s, e)) {
-      if (s >= idEnd) return [s, e];
-      before = [s, e];
-    }
+    if (chars === SECRET_LENGTH && isSecretShaped(buf, s, e)) found.push([s, e]);
+  }
+  seenTo = Math.max(seenTo, i);
+  let before: [number, number] | undefined;
+  for (const span of found) {
+    if (span[0] >= idEnd && span[0] < to) return span;
+    if (span[1] <= idStart && span[0] >= from) before = span;
   }
   return before;
 }
