@@ -29,7 +29,6 @@ export const WORD = charset('A-Za-z0-9_');
 export const B64URL = charset('A-Za-z0-9_-');
 export const B64 = charset('A-Za-z0-9+/');
 export const B64_PAD = charset('A-Za-z0-9+/=');
-export const BASE32_UPPER = charset('A-Z2-7');
 
 let lastRunChars = 0;
 

@@ -72,11 +72,6 @@ export function kindOfSecret(index: number): number {
   return (-2 - index) % KIND_SLOTS;
 }
 
-/** True when a secret index denotes a detected value rather than a registered one. */
-export function isDetectedSecret(index: number): boolean {
-  return index <= -2;
-}
-
 export interface StoreOptions {
   maxEntries?: number;
   maxBytes?: number;
