@@ -154,6 +154,7 @@ if (values['skip-cost'] !== true) {
     ['glued anchors (ghp_ya29.eyJ…)', fill('ghp_ya29.eyJsk-ant-api03-AKIA')],
     ['one long token-alphabet run', fill('ya29.aB3dE5gH7jK9mN1pQ3sT5vW7yZ')],
     ['AWS key ids, each with a window', fill('AKIAZ7Q2WXN4KD3LPRST ')],
+    ['AWS key ids and secret keys', fill('AKIAZ7Q2WXN4KD3LPRST AbCdEfGhIjKlMnOpQrStUvWxYz0123456789AbCd\n')],
     ['URLs with user info', fill('https://u:pw@h ')],
     ['BEGIN lines without END', fill('-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n')],
     ['JWT headers without payloads', fill('eyJhbGciOiJIUzI1NiJ9.')],

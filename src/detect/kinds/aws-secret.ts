@@ -17,6 +17,8 @@ let seenBuf: Uint8Array | undefined;
 let seenFrom = 0;
 let seenTo = 0;
 let found: Array<[number, number]> = [];
+/** Candidates before this index lie wholly before every later window. */
+let firstUseful = 0;
 
 /**
  * Span [start, end) of the secret access key nearest the key id at [idStart, idEnd), or undefined: a run
@@ -31,6 +33,7 @@ export function findAwsSecretKey(buf: Uint8Array, idStart: number, idEnd: number
     seenFrom = from;
     seenTo = from;
     found = [];
+    firstUseful = 0;
   }
   let i = seenTo;
   while (i < to) {
@@ -49,10 +52,12 @@ export function findAwsSecretKey(buf: Uint8Array, idStart: number, idEnd: number
     if (chars === SECRET_LENGTH && isSecretShaped(buf, s, e)) found.push([s, e]);
   }
   seenTo = Math.max(seenTo, i);
+  while (firstUseful < found.length && found[firstUseful]![0] < from) firstUseful++;
   let before: [number, number] | undefined;
-  for (const span of found) {
-    if (span[0] >= idEnd && span[0] < to) return span;
-    if (span[1] <= idStart && span[0] >= from) before = span;
+  for (let k = firstUseful; k < found.length; k++) {
+    const span = found[k]!;
+    if (span[0] >= idEnd) return span[0] < to ? span : before;
+    if (span[1] <= idStart) before = span;
   }
   return before;
 }

@@ -57,8 +57,9 @@ function depthOf(buf: Uint8Array, i: number): number {
 
 /** Confirms a private key block whose BEGIN line is the anchor; emits the block (decoded when escaped). */
 export const confirmPrivateKeyBlock: Confirm = (buf, anchorStart, anchorEnd, emit) => {
-  // The label between "-----BEGIN " and "-----": the END line must repeat it.
-  const label = Buffer.from(buf.subarray(anchorStart + 11, anchorEnd - 5)).toString('latin1');
+  // The label between "-----BEGIN " and "-----" (bytes [labelStart, labelEnd)): the END line repeats it.
+  const labelStart = anchorStart + 11;
+  const labelEnd = anchorEnd - 5;
   const depth = depthOf(buf, anchorEnd);
   if (depth < 0) return;
   const limit = Math.min(buf.length, anchorStart + MAX_BLOCK_BYTES);
@@ -70,9 +71,9 @@ export const confirmPrivateKeyBlock: Confirm = (buf, anchorStart, anchorEnd, emi
     if (sep === 0) break;
     i += sep;
     if (i >= limit) break;
-    if (matchesEnd(buf, i, label)) {
+    if (matchesEnd(buf, i, labelStart, labelEnd)) {
       if (body < MIN_BODY_BYTES) return;
-      const end = i + END.length + label.length + DASHES.length;
+      const end = i + END.length + (labelEnd - labelStart) + DASHES.length;
       const value = decode(buf, anchorStart, end, depth);
       if (value !== undefined) emit(anchorStart, end, value);
       return;
@@ -107,11 +108,12 @@ export const confirmPrivateKeyBlock: Confirm = (buf, anchorStart, anchorEnd, emi
   if (value !== undefined) emit(anchorStart, lastLineEnd, value);
 };
 
-function matchesEnd(buf: Uint8Array, i: number, label: string): boolean {
+function matchesEnd(buf: Uint8Array, i: number, labelStart: number, labelEnd: number): boolean {
   for (let k = 0; k < END.length; k++) if (buf[i + k] !== END[k]) return false;
   const at = i + END.length;
-  for (let k = 0; k < label.length; k++) if (buf[at + k] !== label.charCodeAt(k)) return false;
-  for (let k = 0; k < DASHES.length; k++) if (buf[at + label.length + k] !== 0x2d) return false;
+  const len = labelEnd - labelStart;
+  for (let k = 0; k < len; k++) if (buf[at + k] !== buf[labelStart + k]) return false;
+  for (let k = 0; k < DASHES.length; k++) if (buf[at + len + k] !== 0x2d) return false;
   return true;
 }
 
