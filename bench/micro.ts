@@ -1,13 +1,14 @@
-// `pnpm bench`: the microbenchmarks — automaton build and scan, redact + gate (and its worst-case shapes), JSON and SSE restore over
-// secrets {10, 100, 1k, 10k} × bodies {1KiB, 50KiB, 500KiB, 5MiB} — then the vault and watermark
-// benchmarks (bench/vault.bench.ts, bench/watermark.bench.ts), each in its own process.
+// `pnpm bench`: the microbenchmarks — automaton build and scan, redact + gate (detection off and on, and
+// its worst-case shapes), JSON and SSE restore over secrets {10, 100, 1k, 10k} × bodies {1KiB, 50KiB,
+// 500KiB, 5MiB} — then the watermark, detection and vault benchmarks (bench/*.bench.ts), each in its own
+// process.
 // Run: pnpm bench [--quick] [--json] [--filter TEXT]
 
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildCases, matcherScanCases, redactGateCases, restoreCases, runMicro, type MicroCase } from '../src/bench/micro.ts';
+import { buildCases, detectRedactGateCases, matcherScanCases, redactGateCases, restoreCases, runMicro, type MicroCase } from '../src/bench/micro.ts';
 import { machineInfo } from '../src/bench/machine.ts';
 import { redactShapeCases } from '../src/bench/redact-shapes.ts';
 import { formatMicroTable } from '../src/bench/report.ts';
@@ -21,7 +22,14 @@ const quick = values.quick === true;
 const counts = quick ? [10, 1_000, 10_000] : [10, 100, 1_000, 10_000];
 const sizes: SizeName[] = quick ? ['50KiB', '500KiB'] : ['1KiB', '50KiB', '500KiB', '5MiB'];
 
-let cases: MicroCase[] = [...buildCases(counts), ...matcherScanCases(counts, sizes), ...redactGateCases(counts, sizes), ...redactShapeCases(counts, sizes), ...restoreCases(counts, sizes)];
+let cases: MicroCase[] = [
+  ...buildCases(counts),
+  ...matcherScanCases(counts, sizes),
+  ...redactGateCases(counts, sizes),
+  ...detectRedactGateCases(counts, sizes),
+  ...redactShapeCases(counts, sizes),
+  ...restoreCases(counts, sizes),
+];
 if (values.filter !== undefined) cases = cases.filter((c) => c.name.includes(values.filter as string));
 
 const machine = machineInfo();
@@ -44,6 +52,7 @@ if (values['no-children'] !== true && values.json !== true) {
   const here = import.meta.dirname;
   const children: Array<[string, string[]]> = [
     ['watermark.bench.ts', quick ? ['--rounds', '1'] : []],
+    ['detect.bench.ts', quick ? ['--quick'] : []],
     // Argon2id at MODERATE and 10k-secret vaults take minutes: full runs only.
     ...(quick ? [] : [['vault.bench.ts', []] as [string, string[]]]),
   ];

@@ -20,6 +20,9 @@ import { createFilePlaceholderKeyProvider } from './secrets/placeholder-key-file
 import { createSecretRegistry, type SecretRegistry } from './secrets/registry.ts';
 import { withConfiguredHosts } from './sinks/config-hosts.ts';
 import { createWatermarker } from './watermark/watermarker.ts';
+import { createDetector } from './detect/detector.ts';
+import { createDetectedStore, type DetectedStore } from './detect/store.ts';
+import type { Detection } from './redact/secret-set.ts';
 import { MIN_SECRET_LENGTH, type PlaceholderKeyProvider, type SecretSource } from './secrets/types.ts';
 
 export type { Config } from './config/schema.ts';
@@ -78,8 +81,10 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
   const { anthropic, openai, gemini, ollama, chatgpt, ...named } = config.upstreams;
   const table = createUpstreamTable({ anthropic, openai, gemini, ollama, chatgpt }, Object.fromEntries(Object.entries(named).map(([n, u]) => [n, u.url])));
   if (!table.ok) throw table.error;
+  const detection = createDetection(config);
   const registryResult = await createSecretRegistry({
     sources: withConfiguredHosts(sources, config.secrets.hosts),
+    ...(detection === undefined ? {} : { detection }),
     keyProvider: options.keyProvider ?? createFilePlaceholderKeyProvider(config.home),
     onSkipped: (skipped) => {
       for (const s of skipped) {
@@ -129,7 +134,7 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
       logEvent(logger, 'info', 'listening', { url: running.url, token: config.token === undefined ? 'none' : 'required' });
       return { ...running, baseUrls: baseUrls(running.url, config.token) };
     },
-    report: () => stats.snapshot(),
+    report: () => ({ ...stats.snapshot(), ...(detection === undefined ? {} : { detectedStore: detection.store.stats() }) }),
     async close() {
       if (running !== undefined) await running.close(config.limits.shutdownGraceMs);
       await registry.close();
@@ -164,4 +169,12 @@ function logRefusedAtListener(deps: RequestLogDeps, registry: SecretRegistry, r:
 /** A raw target without its `/t/<token>` segment (to guess the route whose error shape a refusal takes). */
 function withoutTokenSegment(rawUrl: string): string {
   return rawUrl.replace(/^\/t\/[^/?]*/, '');
+}
+
+/** The detector and the store of detected values, for the life of this proxy; undefined when detection is off. */
+function createDetection(config: Config): Detection | undefined {
+  const d = config.detect;
+  if (d.mode === 'off') return undefined;
+  const store: DetectedStore = createDetectedStore({ maxEntries: d.maxEntries, maxBytes: d.maxBytes });
+  return { detector: createDetector({ allow: d.allow }), store, mode: d.mode };
 }

@@ -163,7 +163,7 @@ export interface Harness {
   /** The memory checks' ficta, when asked for. */
   memoryTarget: Target | undefined;
   /** Starts one more ficta with the first `n` corpus secrets. */
-  startFicta(label: string, n: number, config?: { watermark: boolean }): Promise<Target>;
+  startFicta(label: string, n: number, config?: { watermark: boolean; detect?: boolean }): Promise<Target>;
   close(): Promise<void>;
 }
 
@@ -196,7 +196,7 @@ export async function startHarness(options: HarnessOptions, plan: E2ePlan): Prom
   };
 
   const started: Target[] = [];
-  const startFicta = async (label: string, n: number, config: { watermark: boolean } = { watermark: true }): Promise<Target> => {
+  const startFicta = async (label: string, n: number, config: { watermark: boolean; detect?: boolean } = { watermark: true }): Promise<Target> => {
     const home = join(options.workDir, `home-${label}`);
     mkdirSync(home, { recursive: true, mode: 0o700 });
     // A fixed placeholder key, so the mock can plant the placeholders this ficta will restore.
@@ -206,7 +206,8 @@ export async function startHarness(options: HarnessOptions, plan: E2ePlan): Prom
       label,
       command: options.fictaBin,
       args: ['serve', '--host', '127.0.0.1', '--port', '0', '--env-file', envFile(n), '--anthropic-upstream', upstreamUrl, '--openai-upstream', upstreamUrl],
-      env: { ...baseEnv, FICTA_HOME: home },
+      // Detection off by an environment variable, which builds without detection ignore.
+      env: { ...baseEnv, FICTA_HOME: home, ...(config.detect === false ? { FICTA_DETECT: 'off' } : {}) },
       logDir: options.workDir,
       ready: { stdout: /ficta listening on (http:\/\/\S+)/ },
     });
@@ -220,9 +221,9 @@ export async function startHarness(options: HarnessOptions, plan: E2ePlan): Prom
   try {
     const memoryStart = options.memorySecrets === undefined ? undefined : startFicta(`ficta-memory-${countLabel(options.memorySecrets)}`, options.memorySecrets);
     const fictas = await Promise.all([
-      // The plumbing alone: no secrets and no watermark stage (DESIGN §6's no-op variant).
-      startFicta('ficta-passthrough', 0, { watermark: false }),
-      ...(plan.watermarkOnly ? [startFicta('ficta-watermark', 0)] : []),
+      // The plumbing alone: no secrets, no watermark stage, no detection (DESIGN §6's no-op variant).
+      startFicta('ficta-passthrough', 0, { watermark: false, detect: false }),
+      ...(plan.watermarkOnly ? [startFicta('ficta-watermark', 0, { watermark: true, detect: false })] : []),
       // As shipped: the default config, watermark stage included.
       ...plan.redactCounts.map((n) => startFicta(`ficta-redact-${countLabel(n)}`, n)),
     ]);

@@ -3,6 +3,8 @@
 // in network-sized chunks. Every case checks its output once before it is timed.
 
 import { Bench } from 'tinybench';
+import { createDetector } from '../detect/detector.ts';
+import { createDetectedStore } from '../detect/store.ts';
 import { anthropicMessages } from '../providers/anthropic-messages.ts';
 import { redactBody } from '../redact/body.ts';
 import { gateRequest } from '../redact/gate.ts';
@@ -45,16 +47,18 @@ const RESTORE_CHUNK_BYTES = 16 * 1024;
 /** A fixed placeholder key: the benchmark must produce the same placeholders every run. */
 export const BENCH_PLACEHOLDER_KEY = Buffer.alloc(32, 0x5a);
 
-const sets = new Map<number, { set: SecretSet; values: string[] }>();
+const sets = new Map<string, { set: SecretSet; values: string[] }>();
 
-/** The compiled set of `n` corpus secrets (cached; built once per process). */
-export function benchSecretSet(n: number): { set: SecretSet; values: string[] } {
-  let s = sets.get(n);
+/** The compiled set of `n` corpus secrets, with detection on or off (cached; built once per process). */
+export function benchSecretSet(n: number, detect = false): { set: SecretSet; values: string[] } {
+  const key = `${n}:${detect}`;
+  let s = sets.get(key);
   if (s === undefined) {
     const secrets = makeSecrets(n);
-    const set = buildSecretSet(Object.entries(secrets).map(([name, value]) => ({ name, value })), BENCH_PLACEHOLDER_KEY);
+    const detection = detect ? { detector: createDetector(), store: createDetectedStore(), mode: 'redact' as const } : undefined;
+    const set = buildSecretSet(Object.entries(secrets).map(([name, value]) => ({ name, value })), BENCH_PLACEHOLDER_KEY, detection);
     s = { set, values: Object.values(secrets) };
-    sets.set(n, s);
+    sets.set(key, s);
   }
   return s;
 }
@@ -137,14 +141,23 @@ export function matcherScanCases(counts: readonly number[], sizes: readonly Size
 
 /** Redact + gate (inspect → replace → gate on the exact bytes): no hits, hits, and a `\u`-escaped body with hits. */
 export function redactGateCases(counts: readonly number[], sizes: readonly SizeName[]): MicroCase[] {
+  return redactGateGrid(counts, sizes, false);
+}
+
+/** The same cases with detection on (its anchors in the automaton, hits confirmed by grammar). */
+export function detectRedactGateCases(counts: readonly number[], sizes: readonly SizeName[]): MicroCase[] {
+  return redactGateGrid(counts, sizes, true);
+}
+
+function redactGateGrid(counts: readonly number[], sizes: readonly SizeName[], detect: boolean): MicroCase[] {
   const variants = ['no-hits', 'hits', 'u-escapes-hits'] as const;
   return grid(counts, sizes).flatMap(([n, size]) =>
     variants.map((variant): MicroCase => {
-      const name = `micro/redact-gate/${variant}/${countLabel(n)}/${size}`;
+      const name = `micro/redact-gate${detect ? '-detect' : ''}/${variant}/${countLabel(n)}/${size}`;
       return {
         name,
         prepare: () => {
-          const { set, values } = benchSecretSet(n);
+          const { set, values } = benchSecretSet(n, detect);
           const planted = spread(values, MICRO_HITS);
           const body =
             variant === 'no-hits' ? makeMessagesBody(SIZES[size]) : makeMessagesBody(SIZES[size], { plant: planted, asciiEscapes: variant === 'u-escapes-hits' });

@@ -9,6 +9,7 @@ import { generateToken } from '../server/access.ts';
 import { parseHostPattern } from '../sinks/hosts.ts';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const DETECT_MODES = ['redact', 'block', 'off'] as const;
 
 /** Secrets, upstreams, logs and limits: every proxy command takes these. */
 export const PROXY_OPTIONS = {
@@ -42,6 +43,17 @@ export const PROXY_OPTIONS = {
     value: 'HOST',
     help: 'let every secret be restored into tool calls that reach HOST\n(*.example.com covers subdomains; restore.allowHosts)',
   },
+  detect: {
+    type: 'string',
+    value: 'MODE',
+    choices: DETECT_MODES,
+    help: 'credentials nobody registered: redact (a placeholder, the default), block (403)\nor off (FICTA_DETECT; detect.mode)',
+  },
+  discover: {
+    type: 'boolean',
+    help: 'also register .env, .env.local, .env.*.local and secret-looking environment variables\nwhen an env file or the vault is used (they are by default otherwise; secrets.discover)',
+  },
+  'no-discover': { type: 'boolean', help: 'register only what --env-file, --secret-env and the vault name (secrets.discover = false)' },
 } as const satisfies OptionsSpec;
 
 /** Where and how `ficta serve` listens; doctor takes them too. */
@@ -92,6 +104,9 @@ export function proxyFlags(values: Partial<ServeValues>, command = 'serve'): { f
   if (values['no-vault'] === true) secrets.vault = 'off';
   if (values['allow-missing'] === true) secrets.allowMissing = true;
   if (values['require-secrets'] === true) secrets.require = true;
+  if (values.discover === true && values['no-discover'] === true) throw usageError({ name: command }, '--discover and --no-discover exclude each other');
+  if (values.discover === true) secrets.discover = true;
+  if (values['no-discover'] === true) secrets.discover = false;
   if (Object.keys(secrets).length > 0) flags.secrets = secrets;
   const log: Record<string, unknown> = {};
   if (values['log-level'] !== undefined) log.level = values['log-level'];
@@ -113,6 +128,7 @@ export function proxyFlags(values: Partial<ServeValues>, command = 'serve'): { f
       }),
     };
   }
+  if (values.detect !== undefined) flags.detect = { mode: values.detect };
   return { flags, configFile: values.config, keyFile: values['key-file'] };
 }
 

@@ -11,10 +11,15 @@ import { createFicta, type BaseUrls, type Ficta, type RequestSummary, type RunRe
 import { logEvent, type Logger } from '../log/logger.ts';
 import { maskToken } from '../server/access.ts';
 import { writeAtomic } from '../util/atomic-file.ts';
+import { createDetector } from '../detect/detector.ts';
+import { createCredentialFinder } from '../detect/find.ts';
+import { discoverSources, type DiscoveredSource } from '../secrets/discover.ts';
+import type { SecretSource } from '../secrets/types.ts';
 import { err, ok, type Result } from '../util/result.ts';
 import { vaultExists } from '../vault/path.ts';
 import type { VaultSecretSource } from '../vault/source.ts';
 import { VERSION } from '../version.ts';
+import { formatDiscoveryNotice } from './discovery-notice.ts';
 import { publishInstance } from './instances.ts';
 import { createNotices, type Notices } from './notice.ts';
 import { withVaultWayOut } from './vault-hints.ts';
@@ -53,6 +58,8 @@ export interface StartSessionOptions {
   reunlockHint?: string;
   /** Told about every finished request. */
   onRequest?: (summary: RequestSummary, notices: Notices) => void;
+  /** Working directory discovery looks in (default: the process's). */
+  cwd?: string;
 }
 
 /** Loads the config and starts a proxy. */
@@ -69,22 +76,31 @@ export async function startSession(options: StartSessionOptions): Promise<ProxyS
   const vault = await openVaultSource(config, options);
   let ficta: Ficta;
   try {
+    const discovered = discover(config, options, vault !== undefined);
+    const sources: SecretSource[] = [...(vault === undefined ? [] : [vault]), ...discovered.map((d) => d.source)];
     ficta = await createFicta({
       config,
       env: options.env,
       ...(options.logger === undefined ? {} : { logger: options.logger }),
       // The vault is one more secret source and holds the placeholder key.
-      ...(vault === undefined ? {} : { sources: [vault], keyProvider: vault }),
+      ...(sources.length === 0 ? {} : { sources }),
+      ...(vault === undefined ? {} : { keyProvider: vault }),
       ...(options.onRequest === undefined ? {} : { onRequest: (s: RequestSummary) => options.onRequest?.(s, notices) }),
     });
+    // One start-up line per discovered source (a `discovered` JSON line with --log-format json): counts and
+    // variable names, never values.
+    const lines = formatDiscoveryNotice(discovered);
+    discovered.forEach((d, i) => notices.info('discovered', lines[i] as string, { source: d.where, count: d.count, ...(d.names.length === 0 ? {} : { secrets: d.names }) }));
   } catch (error) {
     vault?.close();
     throw error;
   }
   const unprotected = nothingToProtect(ficta);
-  if (unprotected && config.secrets.require) {
+  // --require-secrets asks for registered secrets: detection alone (which only knows credential formats)
+  // does not satisfy it.
+  if (config.secrets.require && noSecretRegistered(ficta)) {
     await ficta.close();
-    throw new FictaError('FICTA_SECRETS_NONE', 'secrets: nothing to protect (no secret from --env-file, --secret-env or the vault) and secrets are required (--require-secrets); not starting');
+    throw new FictaError('FICTA_SECRETS_NONE', 'secrets: no secret registered (none from --env-file, --secret-env, the vault or discovery) and secrets are required (--require-secrets); not starting');
   }
   let running;
   try {
@@ -95,7 +111,9 @@ export async function startSession(options: StartSessionOptions): Promise<ProxyS
     throw new FictaError('FICTA_LISTEN_FAILED', `serve: cannot listen on ${config.host}:${config.port} (${code})`, { cause });
   }
   if (unprotected) {
-    notices.warn('unprotected', 'nothing to protect: no secrets registered (no --env-file, --secret-env or vault entries), so requests pass through unredacted; add secrets, or use --require-secrets to refuse to start');
+    notices.warn('unprotected', 'nothing to protect: no secrets registered (no --env-file, --secret-env or vault entries) and detection is off, so requests pass through unredacted; add secrets, or use --require-secrets to refuse to start');
+  } else if (noSecretRegistered(ficta)) {
+    notices.warn('unregistered', 'no secrets registered (no --env-file, --secret-env, vault entries or discovered .env): only credentials that detection recognises are redacted; add secrets, or use --require-secrets to refuse to start');
   }
   const readyFile = options.readyFile ?? config.readyFile;
   if (readyFile !== undefined) writeAtomic(readyFile, formatReadyFile(running.url, running.baseUrls));
@@ -137,8 +155,14 @@ export async function startSession(options: StartSessionOptions): Promise<ProxyS
   };
 }
 
-/** True when the proxy would protect nothing: no registered secret from any source. */
+/** True when the proxy would protect nothing: no registered secret from any source, and detection off. */
 export function nothingToProtect(ficta: Ficta): boolean {
+  const snap = ficta.registry.current();
+  return snap.kind === 'ready' && snap.set.inert;
+}
+
+/** True when no source registered a secret (detection may still be on). */
+function noSecretRegistered(ficta: Ficta): boolean {
   const snap = ficta.registry.current();
   return snap.kind === 'ready' && snap.set.size === 0;
 }
@@ -167,6 +191,18 @@ async function openVaultSource(config: Config, options: StartSessionOptions): Pr
   });
   if (!unlocked.ok) throw withVaultWayOut(unlocked.error);
   return unlocked.value;
+}
+
+/**
+ * Zero-config discovery per `secrets.discover`: "auto" only when no env file is named and no vault is
+ * used, true always (`--discover`), false never (`--no-discover`).
+ */
+function discover(config: Config, options: StartSessionOptions, hasVault: boolean): DiscoveredSource[] {
+  const mode = config.secrets.discover;
+  if (mode === false) return [];
+  if (mode === 'auto' && (config.secrets.envFiles.length > 0 || hasVault)) return [];
+  const finder = config.detect.mode === 'off' ? undefined : createCredentialFinder(createDetector({ allow: config.detect.allow }));
+  return discoverSources({ cwd: options.cwd ?? process.cwd(), env: options.env, ...(finder === undefined ? {} : { finder }) });
 }
 
 /** The ready file: shell/`$GITHUB_ENV`-friendly KEY=VALUE lines. */

@@ -36,6 +36,7 @@ const ENV_KEYS: ReadonlyArray<readonly [string, readonly string[], 'string' | 'i
   ['FICTA_MAX_BODY_BYTES', ['limits', 'maxBodyBytes'], 'int'],
   ['FICTA_TOKEN', ['token'], 'string'],
   ['FICTA_LOG_FORMAT', ['log', 'format'], 'string'],
+  ['FICTA_DETECT', ['detect', 'mode'], 'string'],
 ];
 
 /** Reads, merges and validates the configuration. */

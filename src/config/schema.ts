@@ -1,6 +1,7 @@
 // The configuration schema: the single source of defaults and of what a valid setting is.
 
 import * as z from 'zod';
+import { DetectConfigSchema } from '../detect/config.ts';
 import { BUILT_IN_UPSTREAMS, namedUpstreamProblem } from '../providers/upstreams.ts';
 import { HostListSchema, RestoreConfigSchema } from '../sinks/config.ts';
 import { WatermarkConfigSchema } from '../watermark/config.ts';
@@ -75,12 +76,17 @@ export const ConfigSchema = z
         env: z.array(z.string().min(1)).default([]),
         /** Use the sealed vault when it exists ("auto"), always ("on"), or never ("off"). */
         vault: z.enum(['auto', 'on', 'off']).default('auto'),
-        /** Refuse to start when nothing would be protected (no secret from any source). */
+        /** Refuse to start when no secret is registered from any source (detection alone does not count). */
         require: z.boolean().default(false),
         /** Start even when a variable named in `env` is not set (otherwise an error). */
         allowMissing: z.boolean().default(false),
         /** Hosts each named secret may be restored towards in tool calls (`[secrets.hosts] NAME = ["api.github.com"]`). */
         hosts: z.record(z.string().min(1), HostListSchema).default({}),
+        /**
+         * Zero-config discovery (.env, .env.local, .env.*.local in the working directory; secret-looking
+         * environment variables): "auto" when no env file and no vault is used, true always, false never.
+         */
+        discover: z.union([z.boolean(), z.literal('auto')]).default('auto'),
       })
       .strict()
       .prefault({}),
@@ -115,6 +121,8 @@ export const ConfigSchema = z
     restore: RestoreConfigSchema.prefault({}),
     /** Watermarks and the attribution registry (see src/watermark/config.ts). */
     watermark: WatermarkConfigSchema.prefault({}),
+    /** Detection of credentials nobody registered (see src/detect/config.ts). */
+    detect: DetectConfigSchema.prefault({}),
   })
   .strict();
 

@@ -25,7 +25,7 @@ export function bodyInspectOptions(kind: BodyKind): { binary: boolean } {
 
 /** Redacts a body of the given kind, adding to `counts` per secret. `contentType` is needed for multipart. */
 export function redactBody(set: SecretSet, body: Buffer, kind: BodyKind, counts: CountMap, contentType?: string): RedactedBody {
-  if (set.size === 0 || body.length === 0) return { bytes: body, clean: true };
+  if (set.inert || body.length === 0) return { bytes: body, clean: true };
   const parts = kind === 'multipart' ? readParts(body, contentType) : undefined;
   const hits = inspect(set, body, bodyInspectOptions(kind));
   if (hits.length === 0) return { bytes: body, clean: true };

@@ -36,7 +36,7 @@ export interface GateOptions {
  * FICTA_BODY_TOO_DEEP when a part of it nests escapes too deeply to be checked.
  */
 export function gateRequest(set: SecretSet, req: OutgoingRequest, options: GateOptions = {}): Finding[] {
-  if (set.size === 0) return [];
+  if (set.inert) return [];
   const findings = new Map<string, Finding>();
   const add = (secret: number, surface: string): void => {
     findings.set(`${secret}\0${surface}`, { secret, surface });
@@ -68,7 +68,7 @@ export function describeFindings(set: SecretSet, findings: readonly Finding[]): 
   const bySurface = new Map<string, Set<string>>();
   for (const f of findings) {
     const names = bySurface.get(f.surface) ?? new Set<string>();
-    names.add(set.names[f.secret] as string);
+    names.add(set.nameFor(f.secret));
     bySurface.set(f.surface, names);
   }
   return [...bySurface.entries()].map(([surface, names]) => `${[...names].sort().join(', ')} in ${surface}`).join('; ');

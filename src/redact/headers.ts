@@ -53,7 +53,7 @@ export function forwardableHeaders(rawHeaders: readonly string[]): HeaderList {
 
 /** Redacts every non-auth header value (every line of a repeated header) in place; returns the same list. */
 export function redactHeaders(set: SecretSet, headers: HeaderList, counts: CountMap): HeaderList {
-  if (set.size === 0) return headers;
+  if (set.inert) return headers;
   for (const pair of headers) {
     if (AUTH_HEADERS.has(pair[0])) continue;
     // Node hands header values over as latin1: read them back as the bytes that were sent.

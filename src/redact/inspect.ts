@@ -14,7 +14,7 @@ export type { Hit } from './views.ts';
  */
 export function inspect(set: SecretSet, buf: Buffer, options: ViewOptions = {}): Hit[] {
   const hits: Hit[] = [];
-  if (set.size === 0 || buf.length === 0) return hits;
+  if (set.inert || buf.length === 0) return hits;
   collectHits(set, buf, options, hits);
   return hits;
 }

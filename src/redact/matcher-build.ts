@@ -1,14 +1,18 @@
 // Construction of the multi-pattern byte automaton behind redaction and the gate (the scanner is in
 // matcher.ts): byte classes, a sorted trie numbered breadth-first, fail and dictionary links, and the
-// dense table for shallow states.
+// dense table for shallow states (entries into states that end a pattern point at the trap row).
 
 /**
- * Cap on dense-table entries (4 bytes each) for the states shallower than the shortest pattern.
+ * Cap on dense-table entries (4 bytes each) for the shallow states.
  * 10,000 secrets of 20–40 bytes over a 500 KiB chat body: 2^18 → depth 3, 0.31 GB/s (common trigrams
  * trap); 2^19 → depth 5, 0.81 GB/s; 2^20 → depth 7, 1.10 GB/s, 8.7 MB in all; 2^21 and 2^22 no faster
- * (1.10 GB/s) at 12.4 and 19.7 MB.
+ * (1.10 GB/s) at 12.4 and 19.7 MB (Node 20). Remeasured with detection (Node 24, the bench's Messages
+ * body, whose `sk-proj`/`sk-ant` words are 7-byte prefixes of registered values): 10,000 secrets at 2^20
+ * get depth 7 and redact + gate 0.37 ms on 500 KiB, at 2^21 depth 8 and 0.32 ms (tables 10.7 → 12.7 MB);
+ * with detection's ~240 anchors (ten more byte classes, ~850 rows) 2^20 gives depth 6 and 0.44 ms, 2^21
+ * depth 8 and 0.32 ms (14.4 MB). Leaves have no rows, so anchors extended by their next byte cost none.
  */
-const DENSE_MAX_ENTRIES = 1 << 20;
+const DENSE_MAX_ENTRIES = 1 << 21;
 
 /**
  * Cap on that depth: past it text almost never follows a secret's prefix, so rows only cost memory.
@@ -26,12 +30,19 @@ export interface Tables {
   stride: number;
   trap: number;
   depth: number;
-  lo: number;
-  base: number;
+  /** Row offset of each state with a row, else -1. */
+  rowOf: Int32Array;
+  /** State id of each row (by row index). */
+  rowState: Int32Array;
+  /** CSR children of every state (ascending class), indexed by state id. */
   childStart: Int32Array;
+  /** Class of the edge into each state. */
   edge: Uint8Array;
+  /** Fail link of each state: a row offset (a state with a row) or ~id (one without). */
   fail: Int32Array;
+  /** Nearest state on the fail chain that ends a pattern, or -1. */
   dict: Int32Array;
+  /** CSR pattern ids ending at each state. */
   outStart: Int32Array;
   outIds: Int32Array;
 }
@@ -55,11 +66,14 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
 /**
  * Builds the automaton's tables from byte patterns (each length >= 1; duplicates allowed).
  *
- * States are numbered breadth-first; the `base` states shallower than `depth` (≤ the shortest pattern,
- * DENSE_MAX_DEPTH and DENSE_MAX_ENTRIES) are shallow and get a full row in `table`: slots [0, 256) map
- * a byte to its class, state u's row starts at 256 + u × stride, and an entry is the target's row
- * offset — or `trap`, the offset of a last row that maps every class to itself, when the target is
- * deep. Deep states (encoded ~id) keep CSR children, fail links (row offset or ~id) and dictionary links.
+ * States are numbered breadth-first. Those shallower than `depth` (≤ the longest pattern, DENSE_MAX_DEPTH
+ * and DENSE_MAX_ENTRIES) that have children get a full row in `table`: slots [0, 256) map a byte to its
+ * class, rows follow from 256 in state order (`rowOf`, `rowState`), and an entry is the target's row
+ * offset — or `trap`, the offset of a last row that maps every class to itself, when the target has no
+ * row (deep, or a leaf) or ends a pattern (its own or, through its fail chain, a shorter one's). So the
+ * hot loop never emits, and patterns shorter than `depth` (detection anchors) cost a trap only where they
+ * occur instead of making the whole table shallow. Every state keeps CSR children, a fail link (row
+ * offset or ~id), outputs and a dictionary link, for the careful walk.
  */
 export function buildTables(patterns: readonly Uint8Array[]): BuiltTables {
   const count = patterns.length;
@@ -122,11 +136,11 @@ export function buildTables(patterns: readonly Uint8Array[]): BuiltTables {
   const newId = new Int32Array(N);
   const edge = new Uint8Array(N);
   const firstChild = new Int32Array(N + 1);
-  const perDepth = new Int32Array(maxLen + 2);
+  const depthOf = new Int32Array(N);
   let tail = 1;
   for (let h = 0; h < N; h++) {
     const u = oldOf[h]!;
-    perDepth[depthOld[u]!]!++;
+    depthOf[h] = depthOld[u]!;
     firstChild[h] = tail;
     for (let k = kidStart[u]!, ke = kidStart[u + 1]!; k < ke; k++) {
       const v = kids[k]!;
@@ -137,79 +151,92 @@ export function buildTables(patterns: readonly Uint8Array[]): BuiltTables {
   }
   firstChild[N] = N;
 
-  // Dense depth: as deep as the shortest pattern and the caps allow (at least the root).
+  // Dense states: those shallower than `depth` that have children. A leaf only ends a pattern: entering
+  // it is a trap anyway, and after it the automaton goes on as from its fail state, so it needs no row
+  // (detection's anchors, extended by the byte that must follow them, are thousands of such leaves).
+  const inner = new Int32Array(maxLen + 2);
+  for (let u = 0; u < N; u++) if (u === 0 || firstChild[u] !== firstChild[u + 1]) inner[depthOf[u]!]!++;
   let depth = 1;
-  let base = perDepth[0]!;
-  let lo = 0;
-  while (
-    depth < minLen &&
-    depth < DENSE_MAX_DEPTH &&
-    (base + perDepth[depth]!) * stride <= DENSE_MAX_ENTRIES
-  ) {
-    lo = base;
-    base += perDepth[depth++]!;
+  let rows = inner[0]!;
+  while (depth <= maxLen && depth < DENSE_MAX_DEPTH && (rows + inner[depth]!) * stride <= DENSE_MAX_ENTRIES) rows += inner[depth++]!;
+  const rowOf = new Int32Array(N).fill(-1);
+  const rowState = new Int32Array(rows);
+  let r = 0;
+  for (let u = 0; u < N && r < rows; u++) {
+    if (depthOf[u]! < depth && (u === 0 || firstChild[u] !== firstChild[u + 1])) {
+      rowOf[u] = ROOT + r * stride;
+      rowState[r++] = u;
+    }
   }
+  const encode = (v: number): number => (rowOf[v]! >= 0 ? rowOf[v]! : ~v);
+  const stateOf = (e: number): number => (e >= 0 ? rowState[(e - ROOT) / stride]! : ~e);
 
-  const trap = ROOT + base * stride;
+  const trap = ROOT + rows * stride;
   const table = new Int32Array(trap + stride).fill(trap, trap);
   table.set(cls);
   table.fill(ROOT, ROOT, ROOT + stride);
   const failAll = new Int32Array(N);
-  const child = (row: number, c: number): number => {
-    let v = firstChild[(row - ROOT) / stride]!;
-    while (edge[v] !== c) v++;
-    return v;
+  /** goto(state, c), encoded, from built rows and the trie (a trap entry means a row-less target). */
+  const goTo = (e: number, c: number): number => {
+    for (;;) {
+      if (e >= 0) {
+        const t = table[e + c]!;
+        if (t !== trap) return t;
+      }
+      const x = stateOf(e);
+      let w = firstChild[x]!;
+      const we = firstChild[x + 1]!;
+      while (w < we && edge[w] !== c) w++;
+      if (w < we) return encode(w);
+      e = failAll[x]!;
+    }
   };
   for (let u = 0; u < N; u++) {
     const cs = firstChild[u]!;
     const ce = firstChild[u + 1]!;
-    if (u < base) {
-      const row = ROOT + u * stride;
-      const f = failAll[u]!;
-      if (u !== 0) table.copyWithin(row, f, f + stride);
+    const row = rowOf[u]!;
+    if (row >= 0) {
+      if (u !== 0) {
+        // A row starts as its fail state's; a row-less fail state (a leaf) is followed transition by transition.
+        const f = failAll[u]!;
+        if (f >= 0) table.copyWithin(row, f, f + stride);
+        else {
+          for (let c = 0; c < stride; c++) {
+            const t = goTo(f, c);
+            table[row + c] = t < 0 ? trap : t;
+          }
+        }
+      }
       for (let v = cs; v < ce; v++) {
         const c = edge[v]!;
-        // The copied entry is goto(fail(u), c); fail(u) is shallower than depth - 1, so never the trap.
-        failAll[v] = u === 0 ? ROOT : table[row + c]!;
-        table[row + c] = v < base ? ROOT + v * stride : trap;
+        failAll[v] = u === 0 ? ROOT : goTo(failAll[u]!, c);
+        table[row + c] = rowOf[v]! >= 0 ? rowOf[v]! : trap;
       }
     } else {
-      for (let v = cs; v < ce; v++) {
-        const c = edge[v]!;
-        // fail(v) = goto(fail(u), c): try deep suffix states' children, then the shallow row.
-        let f = failAll[u]!;
-        let target = 0;
-        while (f < 0) {
-          const t = ~f;
-          let w = firstChild[t]!;
-          const we = firstChild[t + 1]!;
-          while (w < we && edge[w] !== c) w++;
-          if (w < we) {
-            target = ~w;
-            break;
-          }
-          f = failAll[t]!;
-        }
-        if (f >= 0) target = table[f + c] === trap ? ~child(f, c) : table[f + c]!;
-        failAll[v] = target;
-      }
+      for (let v = cs; v < ce; v++) failAll[v] = goTo(failAll[u]!, edge[v]!);
     }
   }
 
-  // Outputs of deep states (CSR, ids ascending) and dictionary links.
-  const nDeep = N - base;
-  const outStart = new Int32Array(nDeep + 1);
-  for (let id = 0; id < count; id++) outStart[newId[patNode[id]!]! - base + 1]!++;
-  for (let k = 0; k < nDeep; k++) outStart[k + 1]! += outStart[k]!;
+  // Outputs of every state (CSR, ids ascending) and dictionary links (fail states precede their
+  // states in breadth-first order, so one forward pass suffices).
+  const outStart = new Int32Array(N + 1);
+  for (let id = 0; id < count; id++) outStart[newId[patNode[id]!]! + 1]!++;
+  for (let k = 0; k < N; k++) outStart[k + 1]! += outStart[k]!;
   const outIds = new Int32Array(count);
-  const outFill = outStart.slice(0, nDeep);
-  for (let id = 0; id < count; id++) outIds[outFill[newId[patNode[id]!]! - base]!++] = id;
-  const dict = new Int32Array(nDeep).fill(-1);
-  for (let k = 0; k < nDeep; k++) {
-    const f = failAll[k + base]!;
-    if (f >= 0) continue;
-    const kf = ~f - base;
-    dict[k] = outStart[kf] !== outStart[kf + 1] ? ~f : dict[kf]!;
+  const outFill = outStart.slice(0, N);
+  for (let id = 0; id < count; id++) outIds[outFill[newId[patNode[id]!]!]!++] = id;
+  const dict = new Int32Array(N).fill(-1);
+  const emits = new Uint8Array(N);
+  for (let v = 1; v < N; v++) {
+    const fs = stateOf(failAll[v]!);
+    dict[v] = outStart[fs] !== outStart[fs + 1] ? fs : dict[fs]!;
+    emits[v] = outStart[v] !== outStart[v + 1] || dict[v] !== -1 ? 1 : 0;
+  }
+
+  // Entries into rows of states that emit become traps: the careful walk reports them.
+  for (let at = ROOT; at < trap; at++) {
+    const e = table[at]!;
+    if (e !== trap && emits[stateOf(e)] === 1) table[at] = trap;
   }
 
   return { count, minLen, maxLen, tables: {
@@ -217,11 +244,11 @@ export function buildTables(patterns: readonly Uint8Array[]): BuiltTables {
     stride,
     trap,
     depth,
-    lo,
-    base,
-    childStart: firstChild.slice(lo),
-    edge: edge.slice(base),
-    fail: failAll.slice(base),
+    rowOf,
+    rowState,
+    childStart: firstChild,
+    edge,
+    fail: failAll,
     dict,
     outStart,
     outIds,

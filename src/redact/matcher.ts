@@ -75,7 +75,7 @@ class ByteAutomaton implements Matcher {
     this.maxLength = maxLength;
     this.t = t;
     let bytes = 0;
-    for (const a of [t.table, t.childStart, t.edge, t.fail, t.dict, t.outStart, t.outIds]) {
+    for (const a of [t.table, t.rowOf, t.rowState, t.childStart, t.edge, t.fail, t.dict, t.outStart, t.outIds]) {
       bytes += a.byteLength;
     }
     this.memoryBytes = bytes;
@@ -201,9 +201,10 @@ class ByteAutomaton implements Matcher {
 
   /**
    * Redoes a block [p, p+4) in which a chain hit the trap row. The chain was shallow at p, so its state
-   * there is recovered by rereading the `depth - 1` bytes before p (too few to complete a pattern, so
-   * nothing is reported twice); then the block is replayed carefully and the deep walk followed until
-   * the chain is shallow again. Returns the index; the state is in `resume`.
+   * there is recovered by rereading the `depth - 1` bytes before p; matches ending at or before p were
+   * reported when they were entered (the hot loop never emits), so only those ending after p are
+   * reported. Then the block is replayed carefully and the deep walk followed until the chain is shallow
+   * again. Returns the index; the state is in `resume`.
    */
   private resync(
     buf: Uint8Array,
@@ -214,7 +215,7 @@ class ByteAutomaton implements Matcher {
     sink: MatchSink,
   ): number {
     const from = Math.max(chainStart, p - (this.t.depth - 1));
-    const s = this.careful(buf, from, p + 4, reportFrom, ROOT, sink);
+    const s = this.careful(buf, from, p + 4, Math.max(reportFrom, p), ROOT, sink);
     if (s >= 0 || this.found) {
       this.resume = s;
       return p + 4;
@@ -240,20 +241,60 @@ class ByteAutomaton implements Matcher {
         s = next;
         continue;
       }
-      i = this.walk(buf, i, end, reportFrom, this.child(s, c), sink, true);
+      const r = this.resolve(s, c);
+      if (r >= 0) {
+        // A shallow state that ends a pattern.
+        s = r;
+        if (i > reportFrom && this.emit(this.t.rowState[(r - ROOT) / this.t.stride]!, i, sink)) return s;
+        continue;
+      }
+      i = this.walk(buf, i, end, reportFrom, ~r, sink, true);
       s = this.resume;
       if (s < 0) break;
     }
     return s;
   }
 
-  /** The trie child by class c of the shallow state whose row is at offset `row` (it must exist). */
-  private child(row: number, c: number): number {
-    const { stride, lo, base, childStart, edge } = this.t;
-    const k = (row - ROOT) / stride - lo;
-    let v = childStart[k]!;
-    while (edge[v - base] !== c) v++;
-    return v;
+  /**
+   * The transition from the state whose row is at `row` by class c, where the table holds the trap: the
+   * encoded target (~id of a row-less one, or the row of one that ends a pattern). Follows fail links
+   * until a row answers; only on this rare path.
+   */
+  private resolve(row: number, c: number): number {
+    const { table, stride, trap, rowOf, rowState, childStart, edge, fail } = this.t;
+    let u = rowState[(row - ROOT) / stride]!;
+    for (;;) {
+      let v = childStart[u]!;
+      const ve = childStart[u + 1]!;
+      while (v < ve && edge[v] !== c) v++;
+      if (v < ve) return rowOf[v]! >= 0 ? rowOf[v]! : ~v;
+      // No child: goto(u, c) = goto(fail(u), c). The root never gets here (it answers every class).
+      const f = fail[u]!;
+      if (f >= 0) {
+        const e = table[f + c]!;
+        if (e !== trap) return e;
+        u = rowState[(f - ROOT) / stride]!;
+      } else u = ~f;
+    }
+  }
+
+  /**
+   * Reports the patterns ending at state u (its own, then shorter ones along the dictionary links) at
+   * index i; true when a test() stops here.
+   */
+  private emit(u: number, i: number, sink: MatchSink): boolean {
+    const { dict, outStart, outIds } = this.t;
+    let x = outStart[u] !== outStart[u + 1] ? u : dict[u]!;
+    if (x < 0) return false;
+    if (this.stopAtFirst) {
+      this.found = true;
+      return true;
+    }
+    while (x >= 0) {
+      for (let o = outStart[x]!, oe = outStart[x + 1]!; o < oe; o++) sink.push(outIds[o]!, i);
+      x = dict[x]!;
+    }
+    return false;
   }
 
   /**
@@ -269,22 +310,11 @@ class ByteAutomaton implements Matcher {
     sink: MatchSink,
     report: boolean,
   ): number {
-    const { table, trap, base, childStart, lo, edge, fail, dict, outStart, outIds } = this.t;
+    const { table, trap, childStart, edge, fail, stride, rowState } = this.t;
     for (;;) {
-      let k = t - base;
-      let x = outStart[k] !== outStart[k + 1] ? t : dict[k]!;
-      if (report && x >= 0 && i > reportFrom) {
-        if (this.stopAtFirst) {
-          this.found = true;
-          this.resume = ~t;
-          return end;
-        }
-        // Own patterns first (the longest), then shorter suffixes along the dictionary links.
-        while (x >= 0) {
-          const kx = x - base;
-          for (let o = outStart[kx]!, oe = outStart[kx + 1]!; o < oe; o++) sink.push(outIds[o]!, i);
-          x = dict[kx]!;
-        }
+      if (report && i > reportFrom && this.emit(t, i, sink)) {
+        this.resume = ~t;
+        return end;
       }
       report = true;
       if (i >= end) {
@@ -292,11 +322,12 @@ class ByteAutomaton implements Matcher {
         return i;
       }
       const c = table[buf[i++]!]!;
+      let k = t;
       let next: number;
       for (;;) {
-        let v = childStart[k + base - lo]!;
-        const ve = childStart[k + base - lo + 1]!;
-        while (v < ve && edge[v - base] !== c) v++;
+        let v = childStart[k]!;
+        const ve = childStart[k + 1]!;
+        while (v < ve && edge[v] !== c) v++;
         if (v < ve) {
           next = ~v;
           break;
@@ -304,13 +335,14 @@ class ByteAutomaton implements Matcher {
         const f = fail[k]!;
         if (f >= 0) {
           next = table[f + c]!;
-          if (next === trap) next = ~this.child(f, c);
+          if (next === trap) next = this.resolve(f, c);
           break;
         }
-        k = ~f - base;
+        k = ~f;
       }
       if (next >= 0) {
         this.resume = next;
+        if (i > reportFrom && this.emit(rowState[(next - ROOT) / stride]!, i, sink)) return end;
         return i;
       }
       t = ~next;

@@ -1,4 +1,5 @@
-// Which decoded characters can matter to a set of registered values. An escape is decoded when what it
+// Which decoded characters can matter to a set of registered values (and, with detection on, to the
+// credential formats it reads: SecretSet.usesCodePoint covers both). An escape is decoded when what it
 // stands for is a character some value holds — or one that builds another escape, whatever the values hold:
 // `\` and the letters a backslash escapes (`u`, `n`, `r`, `t`, `b`, `f`), hex digits (of `\uXXXX` and `%XX`),
 // `%`, and `+` when `+` means a space some value holds. (`"` and `/` also follow a backslash, but only ever
@@ -41,6 +42,8 @@ export function relevanceOf(set: SecretSet): Relevance {
   const plus = set.usesCodePoint(0x20);
   const bytes = new Uint8Array(256);
   for (const v of set.values) for (const b of Buffer.from(v, 'utf8')) bytes[b] = 1;
+  // Detection: the characters its grammars read (set.usesCodePoint covers them, and recalled values).
+  for (let b = 0; b < 0x80; b++) if (bytes[b] === 0 && set.usesCodePoint(b)) bytes[b] = 1;
   for (let b = 0; b < 256; b++) if (building(b, plus)) bytes[b] = 1;
   r = {
     deep,

@@ -11,17 +11,28 @@ export function bump(counts: CountMap, secret: number, n = 1): void {
   counts.set(secret, (counts.get(secret) ?? 0) + n);
 }
 
-/** Returns `buf` with every hit (non-overlapping, ordered by start) replaced by its placeholder; other bytes copied as they are. */
+/**
+ * Returns `buf` with every hit (non-overlapping, ordered by start) replaced by its placeholder; other bytes
+ * copied as they are. In detection's `block` mode detected credentials stay in place, for the gate to
+ * refuse the request.
+ */
 export function replaceHits(set: SecretSet, buf: Buffer, hits: readonly Hit[], counts: CountMap): Buffer {
-  if (hits.length === 0) return buf;
+  const keepDetected = set.detection?.mode === 'block';
   let size = buf.length;
-  for (const h of hits) size += (set.placeholderBytes[h.secret] as Buffer).length - (h.end - h.start);
+  let replaced = 0;
+  for (const h of hits) {
+    if (h.secret < 0 && keepDetected) continue;
+    size += set.placeholderFor(h.secret).length - (h.end - h.start);
+    replaced++;
+  }
+  if (replaced === 0) return buf;
   const out = Buffer.allocUnsafe(size);
   let pos = 0;
   let o = 0;
   for (const h of hits) {
+    if (h.secret < 0 && keepDetected) continue;
     o += buf.copy(out, o, pos, h.start);
-    o += (set.placeholderBytes[h.secret] as Buffer).copy(out, o);
+    o += set.placeholderFor(h.secret).copy(out, o);
     bump(counts, h.secret);
     pos = h.end;
   }

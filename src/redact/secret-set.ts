@@ -1,7 +1,13 @@
 // An immutable, compiled snapshot of the registered secrets: one automaton over every form a value can
 // take in outgoing bytes, plus the placeholder maps used by redaction and restore. Rebuilt off the hot
-// path and swapped atomically, so a request never sees a half-built matcher.
+// path and swapped atomically, so a request never sees a half-built matcher. With detection on, the
+// detectors' anchors join the same automaton (pattern ids from `anchorBase` on): a hit there is confirmed
+// by its kind's grammar and the credential gets a negative secret index into the process-wide store of
+// detected values, which every lookup below falls back to.
 
+import type { Detector } from '../detect/detector.ts';
+import { KINDS } from '../detect/kinds.ts';
+import { kindOfSecret, type DetectedStore } from '../detect/store.ts';
 import { createMatcher, type Matcher } from './matcher.ts';
 import { jsonEscapeDepth } from './json-escape.ts';
 import { derivePlaceholder, placeholderId } from './placeholder.ts';
@@ -14,6 +20,16 @@ export interface SecretInput {
   value: string;
   /** Hosts (normalised allow-list patterns) this secret may be restored towards in tool calls. */
   hosts?: readonly string[] | undefined;
+}
+
+/** What detected credentials do: get a placeholder, or leave the request to be blocked by the gate. */
+export type DetectMode = 'redact' | 'block';
+
+/** Detection as a set uses it: the detector (anchors, grammars), the process-wide store, the mode. */
+export interface Detection {
+  readonly detector: Detector;
+  readonly store: DetectedStore;
+  readonly mode: DetectMode;
 }
 
 export interface SecretSet {
@@ -34,18 +50,36 @@ export interface SecretSet {
   readonly patternLength: Int32Array;
   /** Pattern index → JSON escaping depth of the form. */
   readonly patternDepth: Uint8Array;
-  /** Secret index for a placeholder id (lowercase), or -1. */
+  /** Secret index for a placeholder id (lowercase): >= 0 registered, <= -2 detected; -1 when unknown. */
   secretForId(id: string): number;
   /** True when some registered value contains the code point (decides whether a `\u` escape matters). */
   usesCodePoint(cp: number): boolean;
   /** The value escaped for `depth` JSON string levels, as bytes (cached). */
   valueBytes(index: number, depth: number): Buffer;
+  /** Detection, when on. */
+  readonly detection: Detection | undefined;
+  /** Pattern ids from here on are detector anchors, each followed by one byte that may follow it. */
+  readonly anchorBase: number;
+  /** Per anchor pattern (pattern id - anchorBase): the anchor id, and 1 when the pattern has the byte after it. */
+  readonly anchorOf: Int32Array;
+  readonly anchorExtended: Uint8Array;
+  /** Nothing to find and nothing to restore: no registered value and detection off. */
+  readonly inert: boolean;
+  /** Placeholder bytes of a secret index, registered or detected. */
+  placeholderFor(index: number): Buffer;
+  /** Name of a secret index for logs and messages: the registered name, or `detected:<kind>`. */
+  nameFor(index: number): string;
+  /** The (negative) secret index of a detected value, stored under its placeholder from this set's key. */
+  detected(value: string, kind: number): number;
 }
 
 const NO_HOSTS: readonly string[] = [];
 
+/** Prefix of the names detected credentials are counted under (`detected:github-classic-pat`). */
+export const DETECTED_PREFIX = 'detected:';
+
 /** Compiles the secrets under a placeholder key. Entries with equal values share one placeholder. */
-export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: Uint8Array): SecretSet {
+export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: Uint8Array, detection?: Detection): SecretSet {
   const byValue = new Map<string, number>();
   const names: string[][] = [];
   const values: string[] = [];
@@ -89,6 +123,32 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
     }
   });
 
+  const anchorBase = patterns.length;
+  const anchorOf: number[] = [];
+  const anchorExtended: number[] = [];
+  if (detection !== undefined) {
+    // Each anchor joins as anchor + every byte that may follow it (a leaf of the trie, which costs no
+    // table row): `AKIA` or `ghp_` followed by a space, as in prose about them, never traps the scan.
+    // An anchor anything may follow joins as it is.
+    detection.detector.anchors.forEach((a, id) => {
+      const follows = detection.detector.follows[id]!;
+      if (follows.every((f) => f === 1)) {
+        patterns.push(Buffer.from(a));
+        anchorOf.push(id);
+        anchorExtended.push(0);
+        return;
+      }
+      for (let b = 0; b < 256; b++) {
+        if (follows[b] !== 1) continue;
+        const p = Buffer.allocUnsafe(a.length + 1);
+        p.set(a);
+        p[a.length] = b;
+        patterns.push(p);
+        anchorOf.push(id);
+        anchorExtended.push(1);
+      }
+    });
+  }
   const matcher = createMatcher(patterns);
   const bmp = new Uint8Array(0x10000);
   const astral = new Set<number>();
@@ -100,9 +160,12 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
     }
   }
   const cache = new Map<number, Buffer>();
+  const joinedNames = names.map((n) => n.join('|'));
+  const store = detection?.store;
+  const detector = detection?.detector;
   return {
     size: values.length,
-    names: names.map((n) => n.join('|')),
+    names: joinedNames,
     values,
     placeholders,
     placeholderBytes,
@@ -111,9 +174,31 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
     patternSecret: Int32Array.from(patternSecret),
     patternLength: Int32Array.from(patterns.map((p) => p.length)),
     patternDepth: Uint8Array.from(patternDepth),
-    secretForId: (id) => idMap.get(id) ?? -1,
-    usesCodePoint: (cp) => (cp < 0x10000 ? bmp[cp] === 1 : astral.has(cp)),
+    detection,
+    anchorBase,
+    anchorOf: Int32Array.from(anchorOf),
+    anchorExtended: Uint8Array.from(anchorExtended),
+    inert: values.length === 0 && detection === undefined,
+    secretForId: (id) => idMap.get(id) ?? store?.secretForId(id) ?? -1,
+    usesCodePoint: (cp) =>
+      (cp < 0x10000 ? bmp[cp] === 1 : astral.has(cp)) || detector?.usesCodePoint(cp) === true || store?.recallUsesCodePoint(cp) === true,
+    placeholderFor(index) {
+      if (index >= 0) return placeholderBytes[index] as Buffer;
+      const b = store?.placeholderBytes(index);
+      if (b === undefined) throw new Error('secret set: a detected value was evicted while its request was being redacted');
+      return b;
+    },
+    detected(value, kind) {
+      if (store === undefined) throw new Error('secret set: detection is off');
+      return store.intern(value, kind, placeholderKey);
+    },
+    nameFor: (index) => (index >= 0 ? (joinedNames[index] as string) : `${DETECTED_PREFIX}${KINDS[kindOfSecret(index)]?.name ?? 'unknown'}`),
     valueBytes(index, depth) {
+      if (index < 0) {
+        const b = store?.valueBytes(index, depth);
+        if (b === undefined) throw new Error('secret set: a detected value was evicted between its lookup and its restore');
+        return b;
+      }
       const k = index * 8 + depth;
       let b = cache.get(k);
       if (b === undefined) {
@@ -123,4 +208,44 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
       return b;
     },
   };
+}
+
+/** Called for each occurrence found by {@link scanSecrets}: bytes [start, end) hold secret `secret`. */
+export type SecretHit = (start: number, end: number, secret: number) => void;
+
+/**
+ * Every occurrence in buf[start, end) of every registered value (in each compiled form), every
+ * credential the detectors confirm at their anchors' hits, and every occurrence of a recalled detected
+ * value: one automaton pass, plus one over the (small) recall automaton when it holds anything. A
+ * detector reads only inside [start, end) (a decoded view's range is one string: a credential never runs
+ * on into the next one).
+ */
+export function scanSecrets(set: SecretSet, buf: Uint8Array, push: SecretHit, start = 0, end = buf.length): void {
+  const m = set.matcher.scan(buf, start, end);
+  const { anchorBase, detection } = set;
+  const whole = start === 0 && end === buf.length;
+  const region = whole || detection === undefined ? buf : buf.subarray(start, end);
+  const onFound = (s: number, e: number, kind: number, value: string): void => push(s + (whole ? 0 : start), e + (whole ? 0 : start), set.detected(value, kind));
+  for (let i = 0; i < m.count; i++) {
+    const pid = m.ids[i] as number;
+    const hitEnd = m.ends[i] as number;
+    const length = set.patternLength[pid] as number;
+    if (pid < anchorBase) {
+      push(hitEnd - length, hitEnd, set.patternSecret[pid] as number);
+      continue;
+    }
+    if (detection === undefined) continue;
+    // The pattern is the anchor, mostly with the byte after it.
+    const k = pid - anchorBase;
+    const shift = whole ? 0 : start;
+    detection.detector.confirm(region, set.anchorOf[k] as number, hitEnd - length - shift, hitEnd - (set.anchorExtended[k] as number) - shift, onFound);
+  }
+  const recall = detection?.store.recall();
+  if (recall === undefined) return;
+  const r = recall.matcher.scan(buf, start, end);
+  for (let i = 0; i < r.count; i++) {
+    const pid = r.ids[i] as number;
+    const hitEnd = r.ends[i] as number;
+    push(hitEnd - (recall.lengths[pid] as number), hitEnd, recall.secrets[pid] as number);
+  }
 }

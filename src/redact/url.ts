@@ -19,7 +19,7 @@ const NO_PARAMS: ReadonlySet<string> = new Set();
  * redacted like any parameter.
  */
 export function redactTarget(set: SecretSet, target: string, counts: CountMap, keep: ReadonlySet<string> = NO_PARAMS): string {
-  if (set.size === 0 || target === '') return target;
+  if (set.inert || target === '') return target;
   // Node hands the target over as latin1: read it back as the bytes that were sent.
   const buf = Buffer.from(target, 'latin1');
   const hits = selectHits(inspect(set, buf));
@@ -38,7 +38,7 @@ export function redactTarget(set: SecretSet, target: string, counts: CountMap, k
  * separators too: for log lines, which need no structure, only never a value.
  */
 export function maskValues(set: SecretSet, text: string): string {
-  if (set.size === 0 || text === '') return text;
+  if (set.inert || text === '') return text;
   const buf = Buffer.from(text, 'latin1');
   const hits = selectHits(inspect(set, buf));
   return hits.length === 0 ? text : replaceHits(set, buf, hits, new Map()).toString('latin1');

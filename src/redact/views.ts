@@ -1,6 +1,8 @@
 // Decoded views: where a buffer holds an escape that could hide a registered value from the automaton's
 // compiled forms, the ranges holding it are decoded (JSON string escapes, percent-escapes) into a child
-// view that is scanned the same way, recursively, with hits mapped back to source bytes.
+// view that is scanned the same way, recursively, with hits mapped back to source bytes. Every view is
+// scanned by scanSecrets (secret-set.ts): with detection on, credentials are confirmed at their anchors in
+// decoded views too, and their escaped or percent-encoded source bytes are what gets replaced.
 //
 // When a view needs an escape-decoded child: escaping only doubles backslashes and escapes quotes, so any
 // `\u` or `\/` escape at any nesting level shows in the view as a `\u` / `\/` byte pair (`\u005c` is one
@@ -20,7 +22,7 @@ import { closingQuote, openingQuote } from './json-strings.ts';
 import { pointKey, WindowSink, type DecodeState, type MapPoint } from './decode-state.ts';
 import { decodePercentInto, mapPercentOffsets } from './percent-decode.ts';
 import { relevanceOf, type Relevance } from './relevance.ts';
-import type { SecretSet } from './secret-set.ts';
+import { scanSecrets, type SecretSet } from './secret-set.ts';
 import { createTriggerFinder, type TriggerKind } from './triggers.ts';
 
 /** A registered value found at source bytes [start, end). */
@@ -125,14 +127,8 @@ export function collectHits(set: SecretSet, buf: Buffer, options: ViewOptions, o
 function inspectView(ctx: Context, view: View, out: Hit[]): void {
   const { set } = ctx;
   const { buf, scan } = view;
-  for (let r = 0; r < scan.length; r += 2) {
-    const m = set.matcher.scan(buf, scan[r] as number, scan[r + 1] as number);
-    for (let i = 0; i < m.count; i++) {
-      const pid = m.ids[i] as number;
-      const end = m.ends[i] as number;
-      out.push({ start: end - (set.patternLength[pid] as number), end, secret: set.patternSecret[pid] as number });
-    }
-  }
+  const push = (start: number, end: number, secret: number): void => void out.push({ start, end, secret });
+  for (let r = 0; r < scan.length; r += 2) scanSecrets(set, buf, push, scan[r] as number, scan[r + 1] as number);
   for (const kind of KINDS) {
     if (!mayDecode(ctx, view, kind)) continue;
     const segs = triggerSegments(ctx, view, kind);
@@ -218,8 +214,11 @@ function decodeChild(ctx: Context, view: View, kind: ViewKind, segs: number[]): 
   ctx.budget -= total;
   if (ctx.budget < 0) throw tooDeep(`decoding its escapes would take more than ${DECODE_BUDGET_FACTOR} times its ${ctx.inputBytes} bytes`);
   const out = Buffer.allocUnsafe(total);
+  // Windows suffice for registered values (no match is longer than the automaton's longest pattern); a
+  // detected credential can run far from its anchor (a PEM block, a JWT), so with detection on a child
+  // is scanned whole.
   const full = view.scan === view.ranges;
-  const windows = full ? new WindowSink(ctx.set.matcher.maxLength) : undefined;
+  const windows = full && ctx.set.detection === undefined ? new WindowSink(ctx.set.matcher.maxLength) : undefined;
   const state: DecodeState = { watch: WATCH, built: 0, rel: ctx.rel, windows };
   const ranges: number[] = [];
   let o = 0;

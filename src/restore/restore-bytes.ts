@@ -47,7 +47,8 @@ export function restoreBytes(
     const probe = probePlaceholder(buf, i, buf.length);
     if (probe.kind === 'full') {
       const secret = set.secretForId(probe.id);
-      if (secret >= 0) {
+      // Registered secrets are >= 0, detected ones <= -2 (SecretSet.secretForId).
+      if (secret !== -1) {
         if (i > pos) parts.push(buf.subarray(pos, i));
         parts.push(set.valueBytes(secret, depthAt(i)));
         bump(stats.restores, secret);

@@ -38,23 +38,28 @@ export function createFilePlaceholderKeyProvider(home: string): PlaceholderKeyPr
   return {
     async getKey() {
       if (cached !== undefined) return ok(cached);
-      const path = placeholderKeyPath(home);
-      const existing = readPlaceholderKeyFile(path);
-      if (!existing.ok) return existing;
-      if (existing.value !== undefined) {
-        tightenMode(path);
-        cached = existing.value;
-        return ok(cached);
-      }
-      try {
-        ensureHome(home);
-        cached = createKeyFile(path);
-        return ok(cached);
-      } catch (cause) {
-        return err(new FictaError('FICTA_KEY_UNREADABLE', `keys: cannot create ${path}: ${(cause as NodeJS.ErrnoException).code ?? 'error'}`, { cause }));
-      }
+      const key = readOrCreateKeyFile(home, PLACEHOLDER_KEY_FILE);
+      if (key.ok) cached = key.value;
+      return key;
     },
   };
+}
+
+/** The 32-byte key in FICTA_HOME/`name` (64 hex characters, 0600), created race-free when missing. */
+export function readOrCreateKeyFile(home: string, name: string): Result<Buffer> {
+  const path = join(home, name);
+  const existing = readPlaceholderKeyFile(path);
+  if (!existing.ok) return existing;
+  if (existing.value !== undefined) {
+    tightenMode(path);
+    return ok(existing.value);
+  }
+  try {
+    ensureHome(home);
+    return ok(createKeyFile(path));
+  } catch (cause) {
+    return err(new FictaError('FICTA_KEY_UNREADABLE', `keys: cannot create ${path}: ${(cause as NodeJS.ErrnoException).code ?? 'error'}`, { cause }));
+  }
 }
 
 function createKeyFile(path: string): Buffer {

@@ -3,7 +3,7 @@
 // the snapshot becomes unavailable and requests fail closed.
 
 import { FictaError } from '../errors.ts';
-import { buildSecretSet, type SecretSet } from '../redact/secret-set.ts';
+import { buildSecretSet, type Detection, type SecretSet } from '../redact/secret-set.ts';
 import { err, ok, type Result } from '../util/result.ts';
 import { MIN_SECRET_LENGTH, type PlaceholderKeyProvider, type SecretEntry, type SecretSource } from './types.ts';
 
@@ -35,6 +35,8 @@ export interface RegistryOptions {
   onLoaded?: (info: { count: number; version: number; buildMs: number }) => void;
   /** Told when a reload fails. */
   onError?: (error: FictaError) => void;
+  /** Detection (anchors, grammars and the process-wide store of detected values), when on. */
+  detection?: Detection;
 }
 
 /** Splits entries into usable ones and refused ones (too short or empty). */
@@ -75,7 +77,7 @@ export async function createSecretRegistry(options: RegistryOptions): Promise<Re
     if (!loaded.ok) return { kind: 'unavailable', error: loaded.error, version: ++version };
     const { kept, skipped } = filterEntries(loaded.value);
     if (skipped.length > 0) options.onSkipped?.(skipped);
-    const set = buildSecretSet(kept, key.value);
+    const set = buildSecretSet(kept, key.value, options.detection);
     const next: SecretSnapshot = { kind: 'ready', set, version: ++version };
     options.onLoaded?.({ count: set.size, version: next.version, buildMs: performance.now() - started });
     return next;

@@ -258,16 +258,22 @@ function block(set: SecretSet, log: RequestLog, findings: Finding[]): never {
   log.outcome = 'blocked';
   const seen = new Set<string>();
   for (const f of findings) {
-    const finding = { secret: set.names[f.secret] as string, surface: f.surface };
+    const finding = { secret: set.nameFor(f.secret), surface: f.surface };
     const key = `${finding.secret}\u0000${finding.surface}`;
     if (!seen.has(key)) log.blocked.push(finding);
     seen.add(key);
   }
-  throw new FictaError(
-    'FICTA_LEAK_BLOCKED',
-    `request blocked: registered secret ${describeFindings(set, findings)} would reach the provider; nothing was sent. Remove it from the request or let ficta redact it in a JSON string.`,
-    { status: 403 },
-  );
+  const registered = findings.filter((f) => f.secret >= 0);
+  const detected = findings.filter((f) => f.secret < 0);
+  const what = [
+    ...(registered.length > 0 ? [`registered secret ${describeFindings(set, registered)}`] : []),
+    ...(detected.length > 0 ? [`credential ${describeFindings(set, detected)}`] : []),
+  ].join('; ');
+  const advice =
+    detected.length > 0 && set.detection?.mode === 'block'
+      ? 'Remove it from the request, or run ficta with --detect redact.'
+      : 'Remove it from the request or let ficta redact it in a JSON string.';
+  throw new FictaError('FICTA_LEAK_BLOCKED', `request blocked: ${what} would reach the provider; nothing was sent. ${advice}`, { status: 403 });
 }
 
 function headerValue(headers: HeaderList, name: string): string | undefined {

@@ -140,7 +140,7 @@ export function tunnelRoute(target: string, set: SecretSet | undefined): { route
   }
   if (secrets.length === 0) return { route: target.length > MAX_TUNNEL_TARGET ? `${target.slice(0, MAX_TUNNEL_TARGET)}…` : target, blocked: [] };
   const names = new Set<string>();
-  for (const idx of secrets) names.add(set.names[idx] as string);
+  for (const idx of secrets) names.add(set.nameFor(idx));
   return { route: 'withheld', blocked: [...names].map((secret) => ({ secret, surface: 'connect_target' })) };
 }
 
@@ -174,7 +174,7 @@ function namedCounts(set: SecretSet | undefined, counts: CountMap): Record<strin
   const out: Record<string, number> = {};
   if (set === undefined) return out;
   for (const [idx, n] of counts) {
-    const name = set.names[idx] as string;
+    const name = set.nameFor(idx);
     out[name] = (out[name] ?? 0) + n;
   }
   return out;

@@ -63,7 +63,7 @@ export function createResponseWriter(
   const codings = parseContentEncoding(headers['content-encoding'] as string | undefined);
   const decodable = codings.every((c) => SUPPORTED_CODINGS.has(c));
   // Frames are stripped from every response while watermarking is on, so nothing to restore is not enough to pass through.
-  const nothingToDo = set.size === 0 && deps.watermarker === undefined;
+  const nothingToDo = set.inert && deps.watermarker === undefined;
   const mode = nothingToDo || !decodable ? 'passthrough' : restoreMode(contentType);
 
   const rewritten = mode !== 'passthrough';

@@ -35,6 +35,8 @@ export interface RunReport {
   withheld?: number;
   /** Withheld restores by secret name and reason (`network:evil.example`). */
   withheldBySecret?: WithheldByName;
+  /** Detection's store of detected values: counts and bytes, never values (absent when detection is off). */
+  detectedStore?: { entries: number; bytes: number; added: number; evicted: number; recalled: number };
 }
 
 export interface RunStats {

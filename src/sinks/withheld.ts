@@ -24,12 +24,12 @@ export function countWithheld(counts: WithheldCounts, secret: number, reason: st
   byReason.set(reason, (byReason.get(reason) ?? 0) + 1);
 }
 
-/** The counts by secret name (names sharing a value are shown joined, as everywhere else). */
-export function namedWithheld(set: Pick<SecretSet, 'names'> | undefined, counts: WithheldCounts): WithheldByName {
+/** The counts by secret name (names sharing a value are shown joined, detected credentials as `detected:<kind>`, as everywhere else). */
+export function namedWithheld(set: Pick<SecretSet, 'nameFor'> | undefined, counts: WithheldCounts): WithheldByName {
   const out: WithheldByName = {};
   if (set === undefined) return out;
   for (const [secret, byReason] of counts) {
-    const name = set.names[secret] ?? `#${secret}`;
+    const name = set.nameFor(secret);
     const into = (out[name] ??= {});
     for (const [reason, n] of byReason) into[reason] = (into[reason] ?? 0) + n;
   }

@@ -128,15 +128,22 @@ describe('ficta serve --log-format json', () => {
 describe('never silently unprotected', () => {
   it('serve, run and an agent command warn on stderr when nothing would be protected', async () => {
     const empty = mkdtempSync(join(home, 'empty-'));
-    const p = await startServe(['--port', '0'], { FICTA_HOME: empty });
+    const off = { FICTA_HOME: empty, FICTA_DETECT: 'off' };
+    const p = await startServe(['--port', '0'], off);
     p.child.kill('SIGTERM');
     await p.exited;
-    const warning = 'ficta: warning: nothing to protect: no secrets registered (no --env-file, --secret-env or vault entries), so requests pass through unredacted; add secrets, or use --require-secrets to refuse to start\n';
+    const warning = 'ficta: warning: nothing to protect: no secrets registered (no --env-file, --secret-env or vault entries) and detection is off, so requests pass through unredacted; add secrets, or use --require-secrets to refuse to start\n';
     expect(p.stderr()).toContain(warning);
-    const run = await runCli(['run', '-q', process.execPath, '-e', ''], { env: { FICTA_HOME: empty } });
+    const run = await runCli(['run', '-q', process.execPath, '-e', ''], { env: off });
     expect([run.code, run.stderr]).toEqual([0, warning]);
-    const agent = await runCli(['claude', '--', '-p', 'x'], { env: { FICTA_HOME: empty, FICTA_CLAUDE_BIN: process.execPath, FICTA_ANTHROPIC_UPSTREAM: up.url } });
+    const agent = await runCli(['claude', '--', '-p', 'x'], { env: { ...off, FICTA_CLAUDE_BIN: process.execPath, FICTA_ANTHROPIC_UPSTREAM: up.url } });
     expect(agent.stderr.startsWith(warning)).toBe(true);
+    // Detection on (the default) protects credentials it recognises, and says that is all it protects.
+    const detecting = await runCli(['run', '-q', process.execPath, '-e', ''], { env: { FICTA_HOME: empty } });
+    expect([detecting.code, detecting.stderr]).toEqual([
+      0,
+      'ficta: warning: no secrets registered (no --env-file, --secret-env, vault entries or discovered .env): only credentials that detection recognises are redacted; add secrets, or use --require-secrets to refuse to start\n',
+    ]);
     // With something to protect, no warning.
     const fine = await runCli(['run', '-q', '--env-file', envFile, process.execPath, '-e', ''], { env: { FICTA_HOME: empty } });
     expect([fine.code, fine.stderr]).toEqual([0, '']);
@@ -144,7 +151,8 @@ describe('never silently unprotected', () => {
 
   it('--require-secrets and secrets.require refuse to start with nothing to protect (serve 1, run 125)', async () => {
     const empty = mkdtempSync(join(home, 'empty-'));
-    const msg = 'ficta: secrets: nothing to protect (no secret from --env-file, --secret-env or the vault) and secrets are required (--require-secrets); not starting\n';
+    // Detection is on (the default): it does not count as a registered secret.
+    const msg = 'ficta: secrets: no secret registered (none from --env-file, --secret-env, the vault or discovery) and secrets are required (--require-secrets); not starting\n';
     const quiet = { FICTA_HOME: empty, FICTA_LOG_LEVEL: 'silent' };
     // In this process: each fails before it would listen or start anything.
     const serve = await runMain(['serve', '--port', '0', '--require-secrets'], quiet);

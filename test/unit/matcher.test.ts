@@ -284,6 +284,31 @@ describe('createMatcher', () => {
     expect(m.test(text)).toBe(true);
   });
 
+  it('agrees with a naive search when 3-byte anchors sit among 1,000 long patterns', () => {
+    const rnd = mulberry32(0xa7c);
+    const chars = bytes('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-');
+    const long = Array.from({ length: 1000 }, () => randomText(rnd, chars, 20 + Math.floor(rnd() * 20)));
+    // Anchors that are prefixes, suffixes and infixes of long patterns, and others of their own.
+    const anchors = ['ghp_', 'sk-', 'AKIA', 'xox', 'hf_', 'SG.', '://', 'eyJ'].map(bytes);
+    for (let k = 0; k < 12; k++) {
+      const p = long[k]!;
+      const at = Math.floor(rnd() * (p.length - 3));
+      anchors.push(p.slice(at, at + 3));
+    }
+    const patterns = [...long, ...anchors];
+    const m = createMatcher(patterns);
+    expect(m.minLength).toBe(3);
+    for (let trial = 0; trial < 12; trial++) {
+      const parts: number[] = [];
+      while (parts.length < 3000 + trial * 700) {
+        const r = rnd();
+        const src = r < 0.3 ? patterns[Math.floor(rnd() * patterns.length)]! : randomText(rnd, bytes('abc ghp_sk-AKIA:/eyJ'), 8);
+        parts.push(...src.subarray(Math.floor(rnd() * 3)));
+      }
+      expectAgrees(m, patterns, Uint8Array.from(parts));
+    }
+  });
+
   it('returns the shared empty list when nothing matched, including with zero patterns', () => {
     const none = createMatcher([]);
     expect(none.patternCount).toBe(0);

@@ -1,0 +1,169 @@
+// The detector: the kinds in force (all but those allowed), their anchors as byte patterns to join an
+// automaton, and the confirmation of an anchor hit by the grammar of each kind that uses the anchor.
+
+import { FictaError } from '../errors.ts';
+import { charset } from './charset.ts';
+import { compileGrammar, matchGrammar, type CompiledGrammar, type Span } from './grammar.ts';
+import type { Emit, Kind } from './kind.ts';
+import { KINDS } from './kinds.ts';
+
+export interface DetectorOptions {
+  /** Kind names, or exact values, to leave alone (`detect.allow`). */
+  allow?: readonly string[];
+}
+
+/** Called for each confirmed credential: bytes [start, end) hold it; `kind` indexes {@link KINDS}. */
+export type Found = (start: number, end: number, kind: number, value: string) => void;
+
+export interface Detector {
+  /** Distinct anchors of the kinds in force, as bytes, in anchor-id order. */
+  readonly anchors: readonly Uint8Array[];
+  /**
+   * Per anchor, the bytes that may follow it in some token (1 = may): a hit followed by any other byte
+   * (`AKIA ` or `ghp_ ` in prose) is dropped without a confirm. The end of the buffer may always follow.
+   */
+  readonly follows: readonly Uint8Array[];
+  /** Whether any grammar in force can contain the code point (decides whether a `\u` escape may hide a credential). */
+  usesCodePoint(cp: number): boolean;
+  /** Confirms the hit of anchor `anchor` at buf[start, end); calls `found` for each credential there. */
+  confirm(buf: Uint8Array, anchor: number, start: number, end: number, found: Found): void;
+}
+
+/** Max number of kinds; a detected secret index encodes its kind in this many slots. */
+export const KIND_SLOTS = 512;
+
+const compiled = new Map<Kind, CompiledGrammar[]>();
+
+function grammarsOf(kind: Kind): CompiledGrammar[] {
+  let g = compiled.get(kind);
+  if (g === undefined) {
+    g = (kind.grammars ?? []).map(compileGrammar);
+    compiled.set(kind, g);
+  }
+  return g;
+}
+
+/** Builds a detector over every kind not named in `allow`; an allowed name that is no kind is kept as an exact value. */
+export function createDetector(options: DetectorOptions = {}): Detector {
+  if (KINDS.length > KIND_SLOTS) throw new FictaError('FICTA_DETECT_TOO_MANY_KINDS', 'detect: more kinds than secret-index slots');
+  const allowedKinds = new Set<string>();
+  const allowedValues = new Set<string>();
+  for (const a of options.allow ?? []) (KINDS.some((k) => k.name === a) ? allowedKinds : allowedValues).add(a);
+
+  const anchorIds = new Map<string, number>();
+  const anchorKinds: number[][] = [];
+  const anchors: Uint8Array[] = [];
+  const follows: Uint8Array[] = [];
+  const examples = new Set<string>();
+  const ascii = new Uint8Array(128);
+  KINDS.forEach((kind, k) => {
+    if (allowedKinds.has(kind.name)) return;
+    for (const e of kind.examples ?? []) examples.add(e);
+    for (const a of kind.anchors) {
+      let id = anchorIds.get(a);
+      if (id === undefined) {
+        id = anchors.length;
+        anchorIds.set(a, id);
+        anchors.push(Buffer.from(a, 'latin1'));
+        anchorKinds.push([]);
+        follows.push(new Uint8Array(256));
+      }
+      anchorKinds[id]!.push(k);
+      addFollowers(follows[id]!, kind);
+      for (let i = 0; i < a.length; i++) ascii[a.charCodeAt(i)] = 1;
+    }
+    for (const g of grammarsOf(kind)) {
+      for (const part of [...g.before, ...g.after]) {
+        if (part instanceof Uint8Array) for (const b of part) ascii[b & 0x7f] = 1;
+        else for (let b = 0; b < 128; b++) if (part.set[b] === 1) ascii[b] = 1;
+      }
+    }
+  });
+  // Custom confirms read base64, URLs and PEM lines: every printable ASCII byte and the line ends.
+  if (KINDS.some((k) => k.confirm !== undefined && !allowedKinds.has(k.name))) {
+    for (let b = 0x20; b < 0x7f; b++) ascii[b] = 1;
+    ascii[0x0a] = 1;
+    ascii[0x0d] = 1;
+  }
+  // A slash escaped as `\/` is read in place by the grammars (runs, PEM lines, `:\/\/` in URLs), so it
+  // need not make inspect decode the string; searching every body for `\/` cost ~1 ms per MB.
+  ascii[0x2f] = 0;
+
+  // The buffer and callback of the confirm in progress: per-kind emit functions are made once, not per
+  // hit (anchor hits are frequent in ordinary text, and a closure per hit was most of their cost).
+  let current: Uint8Array = new Uint8Array(0);
+  let found: Found = () => undefined;
+  const span: Span = { start: 0, end: 0 };
+  const accept = (start: number, end: number, kind: number, value?: string): void => {
+    const v = value ?? textOf(current, start, end);
+    if (allowedValues.has(v) || examples.has(v) || allowedKinds.has(KINDS[kind]!.name)) return;
+    found(start, end, kind, v);
+  };
+  const kindIndex = new Map(KINDS.map((k, i) => [k.name, i]));
+  const emits: Emit[] = KINDS.map((_, k) => {
+    const emit = ((s: number, e: number, value?: string) => accept(s, e, k, value)) as Emit;
+    emit.as = (name, s, e, value) => {
+      const other = kindIndex.get(name);
+      if (other !== undefined) accept(s, e, other, value);
+    };
+    return emit;
+  });
+
+  return {
+    anchors,
+    follows,
+    usesCodePoint: (cp) => cp < 128 && ascii[cp] === 1,
+    confirm(buf, anchor, start, end, onFound) {
+      current = buf;
+      found = onFound;
+      const ks = anchorKinds[anchor];
+      if (ks === undefined) return;
+      for (let i = 0; i < ks.length; i++) {
+        const k = ks[i]!;
+        const kind = KINDS[k]!;
+        if (kind.confirm !== undefined) {
+          kind.confirm(buf, start, end, emits[k]!);
+          continue;
+        }
+        const gs = grammarsOf(kind);
+        for (let j = 0; j < gs.length; j++) {
+          if (matchGrammar(buf, start, end, gs[j]!, span)) {
+            accept(span.start, span.end, k);
+            break;
+          }
+        }
+      }
+    },
+  };
+}
+
+/** Marks the bytes that may follow one of the kind's anchors: a custom confirm or a grammar ending at its anchor may be followed by anything. */
+function addFollowers(into: Uint8Array, kind: Kind): void {
+  if (kind.confirm !== undefined && kind.follows !== undefined) {
+    const set = charset(kind.follows);
+    for (let b = 0; b < 256; b++) if (set[b] === 1) into[b] = 1;
+    return;
+  }
+  const grammars = kind.confirm === undefined ? grammarsOf(kind) : [];
+  if (kind.confirm !== undefined || grammars.some((g) => g.after.length === 0)) {
+    into.fill(1);
+    return;
+  }
+  for (const g of grammars) {
+    const first = g.after[0]!;
+    if (first instanceof Uint8Array) into[first[0]!] = 1;
+    else {
+      for (let b = 0; b < 256; b++) if (first.set[b] === 1) into[b] = 1;
+      // A run holding `/` also reads a JSON-escaped `\/`.
+      if (first.set[0x2f] === 1) into[0x5c] = 1;
+      // A run that may be empty lets the part after it follow too: allow everything rather than chase it.
+      if (first.min === 0) into.fill(1);
+    }
+  }
+}
+
+/** The credential's text; a JSON-escaped slash (`\/`, which runs accept) is the slash it stands for. */
+function textOf(buf: Uint8Array, start: number, end: number): string {
+  const s = Buffer.isBuffer(buf) ? buf.toString('utf8', start, end) : Buffer.from(buf.subarray(start, end)).toString('utf8');
+  return s.includes('\\/') ? s.replace(/\\\//g, '/') : s;
+}

@@ -1,0 +1,143 @@
+// Detection inside redaction, the gate and restore: detected credentials get keyed placeholders and are
+// restored for the life of the store; every form the gate covers is covered for them too; `block` leaves
+// them for the gate; context-found values are recalled bare; the store stays bounded.
+
+import { describe, expect, it } from 'vitest';
+import { sampleOf } from '../../fixtures/detect/tokens.ts';
+import { createDetector } from '../../src/detect/detector.ts';
+import { kindByName } from '../../src/detect/kinds.ts';
+import { createDetectedStore, kindOfSecret, type DetectedStore } from '../../src/detect/store.ts';
+import { redactBody } from '../../src/redact/body.ts';
+import { gateRequest } from '../../src/redact/gate.ts';
+import { redactHeaders } from '../../src/redact/headers.ts';
+import { derivePlaceholder } from '../../src/redact/placeholder.ts';
+import { buildSecretSet, type DetectMode, type SecretSet } from '../../src/redact/secret-set.ts';
+import { redactTarget } from '../../src/redact/url.ts';
+import { createBodyRestorer } from '../../src/restore/body-restorer.ts';
+import { createRestoreStats } from '../../src/restore/restore-bytes.ts';
+import { mulberry32 } from '../../src/util/prng.ts';
+import { fullUnicodeEscape } from '../helpers/leak-oracle.ts';
+import { TEST_KEY } from '../helpers/secret-set.ts';
+
+const detector = createDetector();
+
+function detectingSet(store: DetectedStore = createDetectedStore(), mode: DetectMode = 'redact', secrets: Record<string, string> = {}): SecretSet {
+  return buildSecretSet(Object.entries(secrets).map(([name, value]) => ({ name, value })), TEST_KEY, { detector, store, mode });
+}
+
+const token = (name: string, seed = 5): string => sampleOf(kindByName(name)!, mulberry32(seed)).secret;
+
+function restoreJson(set: SecretSet, body: string): string {
+  const r = createBodyRestorer(set, 'json', createRestoreStats());
+  return Buffer.concat([...r.push(Buffer.from(body)), ...r.end()]).toString('utf8');
+}
+
+describe('detection in redaction, the gate and restore', () => {
+  it('replaces a detected token with its keyed placeholder and restores it from the store', () => {
+    const set = detectingSet();
+    const t = token('github-classic-pat');
+    const body = Buffer.from(JSON.stringify({ messages: [{ role: 'user', content: `my token is ${t}` }] }));
+    const counts = new Map<number, number>();
+    const out = redactBody(set, body, 'json', counts).bytes.toString('utf8');
+    const placeholder = derivePlaceholder(TEST_KEY, t);
+    expect(out).not.toContain(t);
+    expect(out).toContain(placeholder);
+    expect([...counts.keys()].map((k) => set.nameFor(k))).toEqual(['detected:github-classic-pat']);
+    expect(gateRequest(set, { target: '/v1/messages', headers: [], body: Buffer.from(out), bodyKind: 'json' })).toEqual([]);
+    expect(JSON.parse(restoreJson(set, JSON.stringify({ text: `echo ${placeholder}` }))).text).toBe(`echo ${t}`);
+  });
+
+  it('finds a token in tool-argument JSON text, \\u-escaped, in the query and in a header', () => {
+    const set = detectingSet();
+    const t = token('slack-bot-token');
+    const args = JSON.stringify({ messages: [{ role: 'assistant', tool_calls: [{ function: { name: 'sh', arguments: JSON.stringify({ cmd: `export T=${t}` }) } }] }] });
+    const escaped = `{"content":"${fullUnicodeEscape(t)}"}`;
+    for (const text of [args, escaped]) {
+      const out = redactBody(set, Buffer.from(text), 'json', new Map()).bytes.toString('utf8');
+      expect(JSON.stringify(JSON.parse(out))).not.toContain(t);
+      expect(gateRequest(set, { target: '/', headers: [], body: Buffer.from(out), bodyKind: 'json' })).toEqual([]);
+      // The gate sees the token in the unredacted body, in any form.
+      expect(gateRequest(set, { target: '/', headers: [], body: Buffer.from(text), bodyKind: 'json' }).map((f) => set.nameFor(f.secret))).toEqual(['detected:slack-bot-token']);
+    }
+    const target = redactTarget(set, `/v1/x?note=${encodeURIComponent(t)}`, new Map());
+    expect(decodeURIComponent(target)).not.toContain(t);
+    const headers = redactHeaders(set, [['x-note', `Bearer ${t}`], ['authorization', `Bearer ${t}`]], new Map());
+    expect(headers[0]![1]).not.toContain(t);
+    expect(headers[1]![1]).toContain(t); // the auth allowlist passes untouched
+    const surfaces = gateRequest(set, { target: `/v1/x?note=${encodeURIComponent(t)}`, headers: [['x-note', t]], body: Buffer.alloc(0), bodyKind: 'json' }).map((f) => f.surface).sort();
+    expect(surfaces).toEqual(['header x-note', 'query']);
+  });
+
+  it('in block mode leaves detected tokens in place for the gate, which names the kind', () => {
+    const set = detectingSet(createDetectedStore(), 'block', { REGISTERED: 'registered-value-1234' });
+    const t = token('stripe-secret-key');
+    const body = Buffer.from(JSON.stringify({ a: `${t} and registered-value-1234` }));
+    const out = redactBody(set, body, 'json', new Map()).bytes;
+    expect(out.toString()).toContain(t);
+    expect(out.toString()).not.toContain('registered-value-1234');
+    const findings = gateRequest(set, { target: '/', headers: [], body: out, bodyKind: 'json' });
+    expect(findings.map((f) => set.nameFor(f.secret))).toEqual(['detected:stripe-secret-key']);
+  });
+
+  it('finds nothing and changes nothing without detection', () => {
+    const set = buildSecretSet([], TEST_KEY);
+    const t = token('github-classic-pat');
+    const body = Buffer.from(JSON.stringify({ a: t }));
+    expect(set.inert).toBe(true);
+    expect(redactBody(set, body, 'json', new Map()).bytes).toBe(body);
+  });
+
+  it('recalls a URL password bare in later requests, since its restored value comes back in the history', () => {
+    const store = createDetectedStore();
+    const first = detectingSet(store);
+    const pw = 'Hq7vLx29Zp';
+    const out1 = redactBody(first, Buffer.from(JSON.stringify({ a: `postgres://app:${pw}@db/app` })), 'json', new Map()).bytes.toString();
+    expect(out1).not.toContain(pw);
+    // A later snapshot (registry reload) shares the store.
+    const later = detectingSet(store);
+    const out2 = redactBody(later, Buffer.from(JSON.stringify({ a: `the password was ${pw}, ok` })), 'json', new Map()).bytes.toString();
+    expect(out2).not.toContain(pw);
+    expect(out2).toContain(derivePlaceholder(TEST_KEY, pw));
+    expect(store.stats().recalled).toBe(1);
+  });
+
+  it('refuses a request that brings more than 1,024 new credentials instead of hashing them all', () => {
+    const set = detectingSet();
+    const rnd = mulberry32(77);
+    const kind = kindByName('github-classic-pat')!;
+    const tokens = Array.from({ length: 1025 }, () => sampleOf(kind, rnd).secret);
+    const body = Buffer.from(JSON.stringify({ a: tokens.join(' ') }));
+    let code: string | undefined;
+    try {
+      redactBody(set, body, 'json', new Map());
+    } catch (e) {
+      code = (e as { code?: string }).code;
+    }
+    expect(code).toBe('FICTA_LEAK_BLOCKED');
+    // The same 1,024 again are known, not new: no refusal.
+    const again = detectingSet();
+    expect(() => redactBody(again, Buffer.from(JSON.stringify({ a: tokens.slice(0, 1024).join(' ') })), 'json', new Map())).not.toThrow();
+  });
+
+  it('keeps the store bounded by count and bytes, dropping the least recently used, and counts', async () => {
+    const store = createDetectedStore({ maxEntries: 3, maxBytes: 1 << 20 });
+    const kind = 0;
+    const idx = ['value-aaaaaaaa-1', 'value-bbbbbbbb-2', 'value-cccccccc-3'].map((v) => store.intern(v, kind, TEST_KEY));
+    await Promise.resolve();
+    store.intern('value-aaaaaaaa-1', kind, TEST_KEY); // touched: now the most recent
+    await Promise.resolve();
+    store.intern('value-dddddddd-4', kind, TEST_KEY);
+    await Promise.resolve();
+    expect(store.stats()).toMatchObject({ entries: 3, added: 4, evicted: 1 });
+    expect(store.placeholderBytes(idx[1]!)).toBeUndefined();
+    expect(store.placeholderBytes(idx[0]!)).toBeDefined();
+    expect(kindOfSecret(idx[0]!)).toBe(kind);
+
+    const small = createDetectedStore({ maxEntries: 100, maxBytes: 40 });
+    for (let i = 0; i < 5; i++) small.intern(`value-${i}-xxxxxxxxxxxxxx`, kind, TEST_KEY);
+    // Values made in the same synchronous stretch stay until it ends (a request's redact, replace, gate).
+    expect(small.stats().entries).toBe(5);
+    await Promise.resolve();
+    expect(small.stats().bytes).toBeLessThanOrEqual(40);
+  });
+});
