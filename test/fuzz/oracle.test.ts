@@ -14,6 +14,7 @@ import { findLeaks } from './oracle/leak-views.ts';
 import { occurrenceDepths } from './oracle/placeholder-depth.ts';
 import { createPlaceholderMap, placeholderFor } from './oracle/placeholder-map.ts';
 import { spanEncodes } from './oracle/region-decoders.ts';
+import { checkRequest, type SentRequest } from './oracle/request-check.ts';
 import { createRng } from './rng.ts';
 
 const STYLES: StringStyle[] = [
@@ -132,5 +133,29 @@ describe('fuzz oracle', () => {
       expect(occurrenceDepths(nestedDoc(depth, p, depth, [PLAIN_STYLE]), map, 'json')).toEqual([depth]);
       expect(occurrenceDepths(`[prose "${p}" not json`, map, 'auto')).toEqual([0]);
     }
+  });
+});
+
+describe('oracle: credentials the proxy detected around registered values', () => {
+  const key = Buffer.alloc(32, 5);
+  const v = 'sk-proj-DKl03S0WbrflGNHw6f';
+  const map = createPlaceholderMap(key, [v]);
+  const sent: SentRequest = { method: 'POST', routeTarget: '/v1/x', headers: [['content-type', 'application/json']], decodedBody: Buffer.from(`{"a":"x ${v}${v} y"}`), json: 'json' };
+  const check = (body: string, original = sent): boolean =>
+    checkRequest(map, original, { status: 200, responseBody: Buffer.alloc(0), forwarded: [{ method: 'POST', target: '/v1/x', rawHeaders: ['content-type', 'application/json'], body: Buffer.from(body) }], logs: [] }, '', new Set()).ok;
+
+  it('accepts a run of registered values replaced by the keyed placeholder of the whole run', () => {
+    expect(check(`{"a":"x ${placeholderFor(key, v + v)} y"}`)).toBe(true);
+    expect(check(`{"a":"x ${placeholderFor(key, v)}${placeholderFor(key, v)} y"}`)).toBe(true);
+  });
+
+  it('refuses a placeholder that swallowed other text, stands for another text, or holds no registered value', () => {
+    expect(check(`{"a":"${placeholderFor(key, `x ${v}${v}`)} y"}`)).toBe(false);
+    expect(check(`{"a":"x ${placeholderFor(key, `${v}${v}z`)} y"}`)).toBe(false);
+    // A credential-shaped word that holds no registered value is not the oracle's to excuse.
+    const other = 'sk-proj-0therW0rdNotRegistered';
+    const withOther: SentRequest = { ...sent, decodedBody: Buffer.from(`{"a":"${other} y"}`) };
+    expect(check(`{"a":"${other} y"}`, withOther)).toBe(true);
+    expect(check(`{"a":"${placeholderFor(key, other)} y"}`, withOther)).toBe(false);
   });
 });

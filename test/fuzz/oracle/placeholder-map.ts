@@ -19,6 +19,10 @@ export interface PlaceholderMap {
   valueOf(placeholder: string): string | undefined;
   /** Every known placeholder in `text`, in order, as [start, end, value]. */
   find(text: string): Array<{ start: number; end: number; value: string; placeholder: string }>;
+  /** Every well-formed placeholder in `text` that belongs to no registered value, in order. */
+  findUnknown(text: string): Array<{ start: number; end: number; placeholder: string }>;
+  /** The placeholder the proxy gives any text under this case's key (a credential it detected, say). */
+  placeholderOf(text: string): string;
 }
 
 /** The placeholder the proxy must use for `value` under `key`. */
@@ -59,6 +63,20 @@ export function createPlaceholderMap(key: Uint8Array, values: readonly string[])
       }
       return out;
     },
+    findUnknown(text) {
+      const out: Array<{ start: number; end: number; placeholder: string }> = [];
+      for (let i = text.indexOf(PREFIX); i !== -1; ) {
+        let e = i + PREFIX.length;
+        while (e < i + PREFIX.length + ID_CHARS && ALPHABET.includes(text[e] ?? '\u0000')) e++;
+        const candidate = text.slice(i, e);
+        if (e === i + PREFIX.length + ID_CHARS && !byPlaceholder.has(candidate)) {
+          out.push({ start: i, end: e, placeholder: candidate });
+          i = text.indexOf(PREFIX, e);
+        } else i = text.indexOf(PREFIX, i + 1);
+      }
+      return out;
+    },
+    placeholderOf: (text) => placeholderFor(key, text),
   };
 }
 

@@ -10,12 +10,17 @@ const MAX_LEVELS = 10;
 
 /** True when the bytes of `span` (a latin1 string of raw bytes) read as `value` in some supported form. */
 export function spanEncodes(span: string, value: string): boolean {
+  return someReading(span, (text) => text === value);
+}
+
+/** True when some supported reading of `span` (raw, percent-decoded, JSON-unescaped levels, mixes) satisfies `ok`. */
+export function someReading(span: string, ok: (text: string) => boolean): boolean {
   const text = utf8Text(Buffer.from(span, 'latin1'));
-  if (text === value) return true;
+  if (ok(text)) return true;
   for (const base of [text, percentDecode(text, true), percentDecode(text, false)]) {
     let cur: string | undefined = base;
     for (let level = 0; level <= MAX_LEVELS && cur !== undefined; level++) {
-      if (cur === value || percentDecode(cur, true) === value || percentDecode(cur, false) === value) return true;
+      if (ok(cur) || ok(percentDecode(cur, true)) || ok(percentDecode(cur, false))) return true;
       const next: string | undefined = unescapeStrict(cur);
       if (next === cur) break;
       cur = next;

@@ -9,7 +9,7 @@ import { percentDecode, utf8Text } from './decode.ts';
 import { isJsonText } from './json-lexer.ts';
 import { findLeaks, type Surface } from './leak-views.ts';
 import type { PlaceholderMap } from './placeholder-map.ts';
-import { maxSpanBytes, spanEncodes } from './region-decoders.ts';
+import { maxSpanBytes, someReading, spanEncodes } from './region-decoders.ts';
 
 /** Headers the upstream needs and ficta forwards unredacted (DESIGN §2). */
 export const AUTH_HEADERS: ReadonlySet<string> = new Set(['authorization', 'x-api-key', 'proxy-authorization', 'cookie', 'api-key', 'x-goog-api-key']);
@@ -101,7 +101,16 @@ export function checkRequest(map: PlaceholderMap, sent: SentRequest, got: Reques
   return { ok: problems.length === 0, problems, outcome: 'forwarded' };
 }
 
-/** `original` (latin1 bytes) must equal `forwarded` with each placeholder standing for a span that encodes its value. */
+/** What a credential detected around registered values may read as: one run of token characters. */
+const TOKEN_TEXT = /^[^\s"'\\,;<>(){}[\]]+$/u;
+
+/**
+ * `original` (latin1 bytes) must equal `forwarded` with each placeholder standing for a span that encodes
+ * its value. A placeholder of no registered value stands for itself — or, where the proxy's detection took
+ * a credential-shaped run holding registered values (two glued together, one run on into more letters),
+ * for a span whose reading is one token (TOKEN_TEXT) holding a registered value and is exactly what that
+ * placeholder is the keyed HMAC of: the proxy replaced that credential honestly, and no other byte changed.
+ */
 function identity(map: PlaceholderMap, original: string, forwarded: string, where: string, problems: string[]): void {
   const tokens: AlignToken[] = map.find(forwarded).map((o) => ({
     start: o.start,
@@ -109,6 +118,18 @@ function identity(map: PlaceholderMap, original: string, forwarded: string, wher
     canonical: Buffer.from(o.value, 'utf8').toString('latin1'),
     accept: (span: string) => spanEncodes(span, o.value),
   }));
+  for (const o of map.findUnknown(forwarded)) {
+    // One token: no blank, quote, backslash or separator inside (the generators' filler is words), and
+    // holding a registered value.
+    const holdsValue = (text: string): boolean => TOKEN_TEXT.test(text) && map.values.some((v) => text.includes(v));
+    tokens.push({
+      start: o.start,
+      end: o.end,
+      canonical: o.placeholder,
+      accept: (span: string) => span === o.placeholder || someReading(span, (text) => holdsValue(text) && map.placeholderOf(text) === o.placeholder),
+    });
+  }
+  tokens.sort((a, b) => a.start - b.start);
   const maxRegion = Math.max(64, ...map.values.map(maxSpanBytes));
   const r = alignRegions(forwarded, original, tokens, maxRegion);
   if (!r.ok) problems.push(`${where}: not byte-identical outside the secrets: ${r.reason} (forwarded offset ${r.tokenOffset}, sent offset ${r.regionOffset})`);
