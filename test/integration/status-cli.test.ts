@@ -42,6 +42,8 @@ describe('ficta status', () => {
 
     const serve = await startServe(['--port', '0', '--token', 'auto', '--env-file', envFile, '--anthropic-upstream', up.url], { FICTA_HOME: home });
     const child = spawn(BIN, ['run', '-q', '--env-file', envFile, '--', process.execPath, '-e', 'process.stdin.resume(); process.stdin.on("end", () => process.exit(0))'], { env: { PATH: process.env.PATH, ...SOURCES_ENV, FICTA_HOME: home }, stdio: ['pipe', 'pipe', 'pipe'] });
+    // Listened for at once: `run` may well be gone before serve is (a listener added later would wait forever).
+    const childClosed = new Promise((r) => child.on('close', r));
     try {
       let rows: Array<Record<string, any>> = [];
       for (let i = 0; i < 100 && rows.length < 2; i++) {
@@ -72,7 +74,7 @@ describe('ficta status', () => {
       child.stdin.end();
       serve.child.kill('SIGTERM');
       await serve.exited;
-      await new Promise((r) => child.on('close', r));
+      await childClosed;
     }
     expect(await statusJson()).toEqual([]);
   });
