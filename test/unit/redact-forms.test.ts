@@ -83,6 +83,17 @@ describe('JSON text nested in strings to any depth', () => {
     });
   }
 
+  it('finds a value nested five levels deep after many runs of four backslashes (the deep-run search falls back to its strided loop)', () => {
+    // Runs of exactly four backslashes (JSON text holding `\\` escaped once more), each too short.
+    const noise = `{"n":"${'\\\\\\\\x'.repeat(50)}"}`;
+    expect(JSON.parse(noise).n).toBe('\\\\x'.repeat(50));
+    for (const before of [0, 40, 200]) {
+      const body = `[${Array(before).fill(noise).join(',')}${before > 0 ? ',' : ''}${nest(QUOTED, 5)}]`;
+      expect(gate(body)).toEqual(['QUOTED_PW']);
+      expect(gate(redact(body).toString())).toEqual([]);
+    }
+  });
+
   it('refuses, with a coded error, a body whose escapes nest past the limit', () => {
     // Each level of \u005c builds the next escape: 20 levels in a few hundred bytes.
     const body = `{"t":"${escapeWithU005c('\\u0041', 20)}"}`;
