@@ -1,5 +1,5 @@
-// The checks of `ficta doctor` other than the vault's and the agents': FICTA_HOME and key modes, secrets
-// (and whether anything would be protected at all), upstreams and the port (recognising one held by your
+// The checks of `ficta doctor` other than the vault's, the agents' and detection's: FICTA_HOME and key
+// modes, secrets (and whether anything would be protected at all), upstreams and the port (recognising one held by your
 // own running ficta). Each check is a level, an area and a message; never a value.
 
 import { statSync } from 'node:fs';
@@ -65,10 +65,14 @@ export async function checkSecrets(config: Config, env: NodeJS.ProcessEnv, add: 
   return total;
 }
 
-/** Whether anything would be protected: a fail when no source gives a single secret. */
-export function checkProtected(total: number, add: AddCheck): void {
+/**
+ * Whether anything would be protected: a fail when no source gives a single secret and detection is off,
+ * a warning when detection alone would (serve warns the same way).
+ */
+export function checkProtected(total: number, detecting: boolean, add: AddCheck): void {
   if (total > 0) add('ok', 'secrets', `${total} secret(s) would be protected`);
-  else add('fail', 'secrets', 'nothing would be protected: no secret from --env-file, --secret-env or the vault (ficta vault import .env, or --env-file .env)');
+  else if (detecting) add('warn', 'secrets', 'no secret registered: only credentials that detection recognises would be redacted (ficta vault import .env, or --env-file .env)');
+  else add('fail', 'secrets', 'nothing would be protected: no secret from --env-file, --secret-env, the vault or discovery, and detection is off (ficta vault import .env, or --env-file .env)');
 }
 
 /**

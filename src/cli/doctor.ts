@@ -5,10 +5,12 @@
 
 import { loadConfig } from '../config/load.ts';
 import { isLoopbackHost } from '../server/access.ts';
+import { vaultExists } from '../vault/path.ts';
 import { formatHelp, parseCommandLine, usageError, type CommandSpec } from './args.ts';
 import { AGENTS, isAgentName, type AgentName } from './agents.ts';
 import { checkAgent } from './doctor-agent.ts';
 import { checkHome, checkPort, checkProtected, checkSecrets, checkUpstreams, type Check, type CheckLevel } from './doctor-checks.ts';
+import { checkDetection, checkDiscovery } from './doctor-detect.ts';
 import { checkVault } from './doctor-vault.ts';
 import { EXIT_ERROR, EXIT_OK } from './exit-codes.ts';
 import type { CliIo } from './io.ts';
@@ -19,8 +21,8 @@ export const spec = {
   usage: 'doctor [claude|codex|gemini|opencode]… [serve options] [--online] [--json]',
   summary: 'check config, secrets, vault, upstreams, port and agent routing',
   description: `Checks what "ficta serve" (or an agent command: ficta claude, codex, gemini, opencode) would
-do with the same options: the config, FICTA_HOME and key modes, the secrets (env files, --secret-env, the vault) and whether anything would be
-protected at all, the vault (unlocked for real when FICTA_VAULT_KEY_FILE or FICTA_VAULT_PASSPHRASE is
+do with the same options: the config, FICTA_HOME and key modes, the secrets (env files, --secret-env, the vault,
+zero-config discovery), the detection mode and whether anything would be protected at all, the vault (unlocked for real when FICTA_VAULT_KEY_FILE or FICTA_VAULT_PASSPHRASE is
 set), that the upstreams resolve, the port (free, or held by your own running ficta), the token rule, and
 for each agent named: found, its version and the routing it would get. Exits 1 when a check fails.`,
   options: {
@@ -81,7 +83,9 @@ export async function runChecks(options: DoctorOptions): Promise<Check[]> {
   const vault = await checkVault(config, options.env, options.keyFile);
   for (const c of vault.checks) add(c.level, c.area, c.message);
   total += vault.records;
-  checkProtected(total, add);
+  total += checkDiscovery(config, options.env, process.cwd(), config.secrets.vault !== 'off' && vaultExists(config.home), add);
+  checkDetection(config, add);
+  checkProtected(total, config.detect.mode !== 'off', add);
   await checkUpstreams(config, options.online, add);
   if (!isLoopbackHost(config.host) && config.token === undefined) add('fail', 'access', `host ${config.host} is not loopback and no token is set; serve will refuse to start`);
   else add('ok', 'access', config.token === undefined ? 'loopback only, no token (ficta run and the agent commands always use a per-run token)' : 'token required');

@@ -47,8 +47,13 @@ describe('ficta doctor', () => {
     const out = JSON.parse(r.stdout);
     expect(out.ok).toBe(false);
     const fails = out.checks.filter((c: { level: string }) => c.level === 'fail').map((c: { area: string }) => c.area);
-    // No env file, no --secret-env, no vault: nothing would be protected, which is a failure too.
-    expect(fails).toEqual(['secrets', 'upstream', 'port', 'codex']);
+    // No env file, no --secret-env, no vault: only detection would protect anything, a warning.
+    expect(fails).toEqual(['upstream', 'port', 'codex']);
+    expect(out.checks).toContainEqual({ level: 'warn', area: 'secrets', message: expect.stringMatching(/^no secret registered: only credentials that detection recognises/) });
+    expect(out.checks).toContainEqual({ level: 'ok', area: 'detect', message: expect.stringMatching(/^redact: credentials of \d+ well-known formats/) });
+    // With detection off too, nothing would be protected: a failure.
+    const off = await runCli(['doctor', '--detect', 'off', '--json'], { env: { FICTA_HOME: home, FICTA_NODE: process.execPath } });
+    expect(JSON.parse(off.stdout).checks.filter((c: { level: string }) => c.level === 'fail').map((c: { area: string }) => c.area)).toContain('secrets');
     writeFileSync(join(home, 'config.toml'), `prot = 1\n`);
     const bad = await runCli(['doctor'], { env: { FICTA_HOME: home } });
     expect(bad.code).toBe(1);

@@ -99,7 +99,7 @@ describe('ficta doctor with serve options', () => {
       const missing = await runCli(['doctor', '--port', '0', '--env-file', envFile, '--secret-env', 'NOT_SET_HERE', ...upstreams], { env: { FICTA_HOME: home } });
       expect(missing.code).toBe(1);
       expect(missing.stdout).toMatch(/^fail +secrets +--secret-env NOT_SET_HERE: not set in the environment; serve would refuse to start$/m);
-      const nothing = await runCli(['doctor', '--port', '0', ...upstreams], { env: { FICTA_HOME: mkdtempSync(join(home, 'empty-')) } });
+      const nothing = await runCli(['doctor', '--port', '0', '--detect', 'off', ...upstreams], { env: { FICTA_HOME: mkdtempSync(join(home, 'empty-')) } });
       expect(nothing.code).toBe(1);
       expect(nothing.stdout).toMatch(/^fail +secrets +nothing would be protected/m);
       expect(r.stdout + missing.stdout).not.toContain(SECRET);

@@ -10,7 +10,10 @@ import { formatDiscoveryNotice } from '../../src/cli/discovery-notice.ts';
 import { parseCommandLine } from '../../src/cli/args.ts';
 import { proxyFlags } from '../../src/cli/proxy-options.ts';
 import { spec as serveSpec } from '../../src/cli/serve.ts';
+import { checkDetection, checkDiscovery } from '../../src/cli/doctor-detect.ts';
+import { checkProtected } from '../../src/cli/doctor-checks.ts';
 import { loadConfig } from '../../src/config/load.ts';
+import type { Config } from '../../src/config/schema.ts';
 import { createDetector } from '../../src/detect/detector.ts';
 import { createCredentialFinder } from '../../src/detect/find.ts';
 import { discoverSources, isSecretName } from '../../src/secrets/discover.ts';
@@ -80,5 +83,54 @@ describe('zero-config discovery', () => {
     expect(bad.ok).toBe(false);
     expect(() => parseCommandLine(serveSpec, ['--detect', 'loud'])).toThrow(/^usage: serve: --detect must be one of redact, block, off/);
     expect(() => proxyFlags({ discover: true, 'no-discover': true })).toThrow(/exclude each other/);
+  });
+});
+
+describe('doctor: discovery and detection as serve would see them', () => {
+  const config = (overrides: Record<string, unknown> = {}): Config => {
+    const loaded = loadConfig({ env: { FICTA_HOME: tempDir() }, flags: overrides });
+    if (!loaded.ok) throw loaded.error;
+    return loaded.value;
+  };
+  const collect = (): { checks: string[]; add: (l: string, a: string, m: string) => void } => {
+    const checks: string[] = [];
+    return { checks, add: (l, a, m) => void checks.push(`${l} ${a} ${m}`) };
+  };
+
+  it('lists what discovery would register, only when serve would discover, and fails on a .env that does not parse', () => {
+    const cwd = tempDir();
+    writeFileSync(join(cwd, '.env'), 'APP_SECRET=long-enough-value-1\n');
+    const env = { API_TOKEN: 'env-token-value-5' };
+    const auto = collect();
+    expect(checkDiscovery(config(), env, cwd, false, auto.add)).toBe(2);
+    expect(auto.checks).toEqual(['ok secrets discovered 1 secret in ./.env', 'ok secrets discovered 1 secret in the environment (API_TOKEN); --no-discover turns this off']);
+    const cases: Array<[Config, boolean]> = [
+      [config({ secrets: { envFiles: [join(cwd, '.env')] } }), false],
+      [config(), true],
+      [config({ secrets: { discover: false } }), false],
+    ];
+    for (const [cfg, vaultUsed] of cases) {
+      const none = collect();
+      expect(checkDiscovery(cfg, env, cwd, vaultUsed, none.add)).toBe(0);
+      expect(none.checks).toEqual([]);
+    }
+    expect(checkDiscovery(config({ secrets: { discover: true } }), env, cwd, true, collect().add)).toBe(2);
+    writeFileSync(join(cwd, '.env'), 'NOT A DOTENV LINE\n');
+    const bad = collect();
+    expect(checkDiscovery(config(), env, cwd, false, bad.add)).toBe(0);
+    expect(bad.checks[0]).toMatch(/^fail secrets .*\.env: line 1: .*--no-discover/);
+    for (const c of [...auto.checks, ...bad.checks]) expect(c).not.toMatch(/long-enough-value|env-token-value/);
+  });
+
+  it('names the detection mode; nothing registered is a warning with detection on, a failure with it off', () => {
+    const on = collect();
+    checkDetection(config(), on.add);
+    checkProtected(0, true, on.add);
+    expect(on.checks[0]).toMatch(/^ok detect redact: credentials of \d+ well-known formats nobody registered are redacted$/);
+    expect(on.checks[1]).toMatch(/^warn secrets no secret registered/);
+    const off = collect();
+    checkDetection(config({ detect: { mode: 'off' } }), off.add);
+    checkProtected(0, false, off.add);
+    expect(off.checks.map((c) => c.split(' ').slice(0, 2).join(' '))).toEqual(['warn detect', 'fail secrets']);
   });
 });
