@@ -57,7 +57,9 @@ const SUBCOMMANDS: readonly Subcommand[] = [
       name: 'vault hosts',
       usage: 'vault hosts NAME [--add HOST]… [--rm HOST]… [--json]',
       summary: 'show, add or remove the hosts a secret may be restored towards in tool calls',
-      description: 'A placeholder in a tool call that reaches a network destination is restored only when every destination is allowed for that secret: its own hosts here, or restore.allowHosts / --allow-host for all secrets.',
+      description: `A placeholder in a tool call that reaches a network destination is restored only when every
+destination is allowed for that secret: its own hosts here, or restore.allowHosts / --allow-host for all
+secrets.`,
       options: {
         add: { type: 'string', multiple: true, value: 'HOST', help: 'allow HOST (*.example.com covers subdomains; no URLs)' },
         rm: { type: 'string', multiple: true, value: 'HOST', help: 'no longer allow HOST' },
@@ -73,7 +75,8 @@ const SUBCOMMANDS: readonly Subcommand[] = [
       name: 'vault import',
       usage: 'vault import FILE… [--replace] [--rename] [--json]',
       summary: 'store every entry of dotenv files, in one transaction',
-      description: 'A name set to different values (in two files, or twice in one) fails the whole import, naming it and its files, unless --rename stores the later values as NAME_2, NAME_3, …',
+      description: `A name set to different values (in two files, or twice in one) fails the whole import, naming it
+and its files, unless --rename stores the later values as NAME_2, NAME_3, …`,
       options: {
         replace: { type: 'boolean', help: 'change names that already hold a different value' },
         rename: { type: 'boolean', help: 'store other values of a name set twice as NAME_2, NAME_3, … instead of failing' },
