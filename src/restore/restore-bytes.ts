@@ -1,6 +1,8 @@
-// Replaces complete placeholders in bytes with their values, escaped for their context, and reports
-// where a trailing partial placeholder starts so a stream can hold it back until the next piece.
+// Replaces complete placeholders in bytes with their values, escaped for the string depth they sit at,
+// and reports where a trailing partial placeholder starts so a stream can hold it back until the next
+// piece. Only the placeholder's bytes change; everything else is passed on as subarrays of the input.
 
+import { jsonEscapeDepth } from '../redact/json-escape.ts';
 import { PLACEHOLDER_FIRST_BYTE, PLACEHOLDER_LENGTH, probePlaceholder } from '../redact/placeholder.ts';
 import type { CountMap } from '../redact/replace.ts';
 import { bump } from '../redact/replace.ts';
@@ -9,7 +11,7 @@ import type { SecretSet } from '../redact/secret-set.ts';
 export interface RestoreStats {
   /** Restores per secret index. */
   restores: CountMap;
-  /** Placeholder-like text that matched no registered value (mangled or unknown). */
+  /** Placeholder-like text that was not restored: mangled, unknown, or at an unknown string depth. */
   misses: number;
 }
 
@@ -23,12 +25,24 @@ export interface RestoreResult {
   parts: Buffer[];
   /** Offset in `buf` where a partial placeholder begins (held back), or -1. */
   heldFrom: number;
+  /** The string depth at `heldFrom` (when held). */
+  heldDepth: number;
   changed: boolean;
 }
 
+/** Depths up to this one come from the set's cache (it keys entries by index * 8 + depth). */
+const CACHED_DEPTHS = 7;
+
+/** The value of secret `index` escaped for `depth` string levels. */
+export function restoredValue(set: SecretSet, index: number, depth: number): Buffer {
+  return depth <= CACHED_DEPTHS ? set.valueBytes(index, depth) : Buffer.from(jsonEscapeDepth(set.values[index] as string, depth), 'utf8');
+}
+
 /**
- * Restores every complete placeholder in `buf`; `depthAt(pos)` gives the JSON string depth for the
- * value at `pos`. When `holdPartial`, a placeholder cut off by the end of `buf` is not emitted.
+ * Restores every complete placeholder in `buf`. `depthAt(pos)` gives the string depth of the
+ * placeholder at `pos` (negative: unknown, then it is not restored and counts as a miss); it is called
+ * once per position, in increasing order. When `holdPartial`, a placeholder cut off by the end of
+ * `buf` is not emitted.
  */
 export function restoreBytes(
   set: SecretSet,
@@ -38,18 +52,20 @@ export function restoreBytes(
   holdPartial: boolean,
 ): RestoreResult {
   let i = buf.indexOf(PLACEHOLDER_FIRST_BYTE);
-  if (i === -1) return { parts: [buf], heldFrom: -1, changed: false };
+  if (i === -1) return { parts: [buf], heldFrom: -1, heldDepth: 0, changed: false };
   const parts: Buffer[] = [];
   let pos = 0;
   let heldFrom = -1;
+  let heldDepth = 0;
   let changed = false;
   while (i !== -1) {
     const probe = probePlaceholder(buf, i, buf.length);
     if (probe.kind === 'full') {
       const secret = set.secretForId(probe.id);
-      if (secret >= 0) {
+      const depth = secret >= 0 ? depthAt(i) : -1;
+      if (depth >= 0) {
         if (i > pos) parts.push(buf.subarray(pos, i));
-        parts.push(set.valueBytes(secret, depthAt(i)));
+        parts.push(restoredValue(set, secret, depth));
         bump(stats.restores, secret);
         pos = i + PLACEHOLDER_LENGTH;
         changed = true;
@@ -61,12 +77,13 @@ export function restoreBytes(
       stats.misses++;
     } else if (probe.kind === 'partial' && holdPartial) {
       heldFrom = i;
+      heldDepth = depthAt(i);
       break;
     }
     i = buf.indexOf(PLACEHOLDER_FIRST_BYTE, i + 1);
   }
   const end = heldFrom === -1 ? buf.length : heldFrom;
-  if (!changed) return { parts: [end === buf.length ? buf : buf.subarray(0, end)], heldFrom, changed: false };
+  if (!changed) return { parts: [end === buf.length ? buf : buf.subarray(0, end)], heldFrom, heldDepth, changed: false };
   if (end > pos) parts.push(buf.subarray(pos, end));
-  return { parts, heldFrom, changed };
+  return { parts, heldFrom, heldDepth, changed };
 }

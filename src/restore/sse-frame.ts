@@ -1,9 +1,15 @@
-// Server-sent events at the byte level (WHATWG HTML §9.2): finding where complete events end in a
-// stream, splitting a region into event blocks, and reading/rewriting one block. Lines end in CRLF, LF
-// or CR; a blank line ends an event. Bytes are decoded only per complete event.
+// Server-sent events at the byte level (WHATWG HTML §9.2): the SSE framing of the stream restorer —
+// finding where complete events end (each byte searched once, however the event is cut into chunks
+// and lines), splitting a region into event blocks, and reading and rewriting one block by byte
+// surgery. Lines end in CRLF, LF or CR; a blank line ends an event. Nothing is decoded here.
+
+import { FictaError } from '../errors.ts';
+import { applyEdits, type Edit, type FramedEvent, type Framing } from './framing.ts';
 
 const LF = 0x0a;
 const CR = 0x0d;
+const COLON = 0x3a;
+const SPACE = 0x20;
 
 /**
  * Offset just past the last complete event in `buf` (after its blank line), or -1. Recognises LF LF,
@@ -72,57 +78,171 @@ export function splitEvents(region: Buffer): Buffer[] {
   return out;
 }
 
-export interface SseEvent {
-  /** `event:` field, or "message" when absent. */
-  name: string;
-  /** Joined `data:` lines, or undefined when the block has none. */
-  data: string | undefined;
-  /** The line terminator the block uses. */
-  eol: string;
-  /** Every line of the block without terminators (the final blank line excluded). */
-  lines: string[];
-}
-
-/** Reads one event block. */
-export function parseEvent(block: Buffer): SseEvent {
-  const text = block.toString('utf8');
-  const eol = text.includes('\r\n') ? '\r\n' : text.includes('\n') ? '\n' : '\r';
-  const lines = text.split(/\r\n|\n|\r/);
-  while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
-  let name = 'message';
-  let data: string[] | undefined;
-  for (const line of lines) {
-    if (line === '' || line.startsWith(':')) continue;
-    const colon = line.indexOf(':');
-    const field = colon === -1 ? line : line.slice(0, colon);
-    let value = colon === -1 ? '' : line.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'event') name = value;
-    else if (field === 'data') (data ??= []).push(value);
-  }
-  return { name, data: data?.join('\n'), eol, lines };
-}
-
-/** Re-serialises an event with new data (one `data:` line in place of the old ones), keeping its other lines. */
-export function formatEvent(event: SseEvent, data: string): Buffer {
-  const out: string[] = [];
-  let placed = false;
-  for (const line of event.lines) {
-    if (line.startsWith('data:') || line === 'data') {
-      if (!placed) {
-        for (const part of data.split('\n')) out.push(`data: ${part}`);
-        placed = true;
+/** The SSE framing: regions of whole events; an unfinished event is kept up to `maxEventBytes`. */
+export function createSseFraming(maxEventBytes: number): Framing {
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  const overflow = (): never => {
+    throw new FictaError('FICTA_STREAM_OVERFLOW', `restore: an SSE event exceeded ${maxEventBytes} bytes`);
+  };
+  return {
+    push(chunk) {
+      if (chunk.length === 0) return [];
+      // Only the new bytes are searched (plus a blank line that straddles the previous chunk's end),
+      // so an event cut into many chunks or made of many short lines costs its length, not its square.
+      let end = lastEventEnd(chunk);
+      if (end === -1 && pendingBytes > 0) end = straddlingEnd(pending, chunk);
+      if (end === -1) {
+        pending.push(chunk);
+        pendingBytes += chunk.length;
+        if (pendingBytes > maxEventBytes) overflow();
+        return [];
       }
-      continue;
-    }
-    out.push(line);
-  }
-  if (!placed) for (const part of data.split('\n')) out.push(`data: ${part}`);
-  return Buffer.from(out.join(event.eol) + event.eol + event.eol, 'utf8');
+      const head = end === chunk.length ? chunk : chunk.subarray(0, end);
+      const region = pending.length === 0 ? head : Buffer.concat([...pending, head]);
+      pending = end === chunk.length ? [] : [chunk.subarray(end)];
+      pendingBytes = chunk.length - end;
+      if (pendingBytes > maxEventBytes) overflow();
+      return [region];
+    },
+    end() {
+      if (pendingBytes === 0) return undefined;
+      const rest = pending.length === 1 ? (pending[0] as Buffer) : Buffer.concat(pending);
+      pending = [];
+      pendingBytes = 0;
+      return rest;
+    },
+    nextEventEnd(region, from) {
+      const end = nextEventEnd(region, from);
+      return end === -1 ? region.length : end;
+    },
+    lastEventEnd(region, from, to) {
+      const end = lastEventEnd(region.subarray(from, to));
+      return end === -1 ? -1 : from + end;
+    },
+    read: readSseEvent,
+  };
 }
 
-/** A new event block from a name and data. */
-export function buildEvent(name: string | undefined, data: string, eol = '\n'): Buffer {
-  const head = name === undefined || name === 'message' ? '' : `event: ${name}${eol}`;
-  return Buffer.from(`${head}data: ${data}${eol}${eol}`, 'utf8');
+/** A blank line whose end falls in the first bytes of `chunk` but that began in the pending bytes before it. */
+function straddlingEnd(pending: readonly Buffer[], chunk: Buffer): number {
+  // A blank line is at most 4 bytes (CRLF CRLF): the last 3 pending bytes, from however many chunks.
+  const last: Buffer[] = [];
+  let n = 0;
+  for (let k = pending.length - 1; k >= 0 && n < 3; k--) {
+    const p = pending[k] as Buffer;
+    const take = p.subarray(Math.max(0, p.length - (3 - n)));
+    last.unshift(take);
+    n += take.length;
+  }
+  const tail = Buffer.concat(last);
+  const window = Buffer.concat([tail, chunk.subarray(0, 4)]);
+  const end = lastEventEnd(window);
+  return end > tail.length ? end - tail.length : -1;
+}
+
+/** Reads one event block: its name, its data (the `data:` lines joined with LF) and a byte-surgery rewrite. */
+export function readSseEvent(block: Buffer): FramedEvent {
+  let name = 'message';
+  // Value spans of the data lines, in block offsets.
+  let starts: Int32Array = new Int32Array(4);
+  let ends: Int32Array = new Int32Array(4);
+  let lines = 0;
+  let pos = 0;
+  let cr = -2;
+  while (pos < block.length) {
+    const lf = block.indexOf(LF, pos);
+    if (cr !== -1 && cr < pos) cr = block.indexOf(CR, pos);
+    let lineEnd = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
+    if (lineEnd === -1) lineEnd = block.length;
+    let next = lineEnd;
+    if (block[next] === CR) next++;
+    if (next === lineEnd + 1 && block[next] === LF) next++;
+    else if (block[lineEnd] === LF) next++;
+    if (lineEnd > pos && block[pos] !== COLON) {
+      let colon = block.indexOf(COLON, pos);
+      if (colon === -1 || colon > lineEnd) colon = lineEnd;
+      const field = colon - pos;
+      let value = colon < lineEnd ? colon + 1 : lineEnd;
+      if (value < lineEnd && block[value] === SPACE) value++;
+      if (field === 4 && isField(block, pos, DATA)) {
+        if (lines === starts.length) {
+          starts = grow(starts);
+          ends = grow(ends);
+        }
+        starts[lines] = value;
+        ends[lines] = lineEnd;
+        lines++;
+      } else if (field === 5 && isField(block, pos, EVENT)) name = block.toString('utf8', value, lineEnd);
+    }
+    pos = next;
+  }
+  let data: Buffer | undefined;
+  if (lines === 1) data = block.subarray(starts[0], ends[0]);
+  else if (lines > 1) {
+    let size = lines - 1;
+    for (let k = 0; k < lines; k++) size += (ends[k] as number) - (starts[k] as number);
+    data = Buffer.allocUnsafe(size);
+    let o = 0;
+    for (let k = 0; k < lines; k++) {
+      if (k > 0) data[o++] = LF;
+      o += block.copy(data, o, starts[k], ends[k]);
+    }
+  }
+  return { name, data, rewrite: (edits) => rewriteSse(block, starts, ends, lines, edits) };
+}
+
+const DATA = Buffer.from('data');
+const EVENT = Buffer.from('event');
+
+function isField(block: Buffer, pos: number, name: Buffer): boolean {
+  for (let k = 0; k < name.length; k++) if (block[pos + k] !== name[k]) return false;
+  return true;
+}
+
+function grow(a: Int32Array): Int32Array {
+  const b = new Int32Array(a.length * 2);
+  b.set(a);
+  return b;
+}
+
+/**
+ * Applies data-offset edits to the block. A replacement that holds line breaks (a raw value restored
+ * into non-JSON data) is split into further `data:` lines with the block's own line ending, as the
+ * SSE spec reads them back (CR, LF and CRLF each end a line; the client sees LF).
+ */
+function rewriteSse(block: Buffer, starts: Int32Array, ends: Int32Array, lines: number, edits: readonly Edit[]): Buffer {
+  if (edits.length === 0) return block;
+  const mapped: Edit[] = [];
+  let k = 0;
+  let dataStart = 0;
+  for (const e of edits) {
+    while (k < lines - 1 && e.start > dataStart + ((ends[k] as number) - (starts[k] as number))) {
+      dataStart += (ends[k] as number) - (starts[k] as number) + 1;
+      k++;
+    }
+    const len = (ends[k] as number) - (starts[k] as number);
+    if (e.end - dataStart > len) throw new FictaError('FICTA_RESTORE_INTERNAL', 'restore: an edit crossed an SSE data line');
+    const at = (starts[k] as number) - dataStart;
+    mapped.push({ start: e.start + at, end: e.end + at, bytes: splitLines(e.bytes, block, ends[k] as number) });
+  }
+  return applyEdits(block, mapped);
+}
+
+/** `bytes` with every CR, LF or CRLF turned into a line end (as the block's line at `lineEnd` uses) and `data: `. */
+function splitLines(bytes: Buffer, block: Buffer, lineEnd: number): Buffer {
+  if (bytes.indexOf(LF) === -1 && bytes.indexOf(CR) === -1) return bytes;
+  const eol = block[lineEnd] === CR ? (block[lineEnd + 1] === LF ? '\r\n' : '\r') : '\n';
+  const joiner = Buffer.from(`${eol}data: `, 'latin1');
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i];
+    if (b !== LF && b !== CR) continue;
+    parts.push(bytes.subarray(at, i), joiner);
+    if (b === CR && bytes[i + 1] === LF) i++;
+    at = i + 1;
+  }
+  parts.push(bytes.subarray(at));
+  return Buffer.concat(parts);
 }

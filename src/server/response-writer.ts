@@ -10,7 +10,7 @@ import type { SecretSet } from '../redact/secret-set.ts';
 import { createBodyRestorer, type ChunkTransform } from '../restore/body-restorer.ts';
 import type { RestoreStats } from '../restore/restore-bytes.ts';
 import { createSseRestorer } from '../restore/sse-restorer.ts';
-import { createDeltaStripper, createStripTransform, mayHoldFrame } from '../watermark/strip.ts';
+import { createFrameStripper, createStripTransform, mayHoldFrame } from '../watermark/strip.ts';
 import type { Watermarker } from '../watermark/watermarker.ts';
 import { parseContentEncoding, SUPPORTED_CODINGS } from './request-body.ts';
 import { clientHeaders } from './response-headers.ts';
@@ -81,7 +81,7 @@ export function createResponseWriter(
   const makeTransform = (m: 'sse' | 'json' | 'text'): ChunkTransform => {
     const restore =
       m === 'sse'
-        ? createSseRestorer(set, adapter, log.restore, { maxEventBytes: deps.limits.maxEventBytes, ...(strip ? { deltaFilter: createDeltaStripper, deltaFilterNeeded: mayHoldFrame } : {}) })
+        ? createSseRestorer(set, adapter, log.restore, { maxEventBytes: deps.limits.maxEventBytes, ...(strip ? { deltaFilter: createFrameStripper, deltaFilterNeeded: mayHoldFrame } : {}) })
         : createBodyRestorer(set, m, log.restore);
     // Watermark frames come off before placeholders are restored (DESIGN §1).
     return strip ? chain(createStripTransform(), restore) : restore;
