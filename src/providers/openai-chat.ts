@@ -1,8 +1,8 @@
 // OpenAI Chat Completions streaming (`POST /v1/chat/completions`): `data:` lines only, ending with
 // `[DONE]`; choices[i].delta.content and choices[i].delta.tool_calls[j].function.arguments (JSON
-// text; only the first fragment carries id and name).
+// text; only the first fragment carries the call's id and name).
 
-import { ALL_KEYS, type DeltaField, type StreamAdapter } from './types.ts';
+import { ALL_KEYS, type DeltaField, type StreamAdapter, type ToolCallInfo } from './types.ts';
 
 const TEXT_FIELDS = ['content', 'refusal', 'reasoning_content', 'reasoning'] as const;
 
@@ -24,7 +24,10 @@ export const openaiChat: StreamAdapter = {
       calls.forEach((call: Record<string, unknown>, ti) => {
         const fn = call?.function as Record<string, unknown> | undefined;
         if (typeof fn?.arguments !== 'string') return;
-        out.push({ key: `${idx}/tool/${String(call.index ?? ti)}`, path: ['choices', ci, 'delta', 'tool_calls', ti, 'function', 'arguments'], json: true });
+        const tool: ToolCallInfo = {};
+        if (typeof call.id === 'string') tool.id = call.id;
+        if (typeof fn.name === 'string') tool.name = fn.name;
+        out.push({ key: `${idx}/tool/${String(call.index ?? ti)}`, path: ['choices', ci, 'delta', 'tool_calls', ti, 'function', 'arguments'], json: true, tool });
       });
     });
     return out;

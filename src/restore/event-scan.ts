@@ -51,48 +51,56 @@ export function scanEvent(data: Buffer, json: boolean, watched: readonly Watched
   return { tildes, depths };
 }
 
-interface Frame {
-  isArray: boolean;
-  key: string;
-  index: number;
-}
-
 /** Tracks the path of the value being lexed and records the watched strings' spans. */
 class PathHooks implements LexerHooks {
-  private readonly frames: Frame[] = [];
+  // One entry per open container: array or object, the element index, the current key's raw span.
+  private readonly isArray: boolean[] = [];
+  private readonly index: number[] = [];
+  private readonly keyStart: number[] = [];
+  private readonly keyEnd: number[] = [];
+  private depth = 0;
+  private buf: Buffer | undefined;
   private current: WatchedString | undefined;
+  /** Path segments as bytes, to compare keys without decoding them. */
+  private readonly segments: Array<Array<Buffer | number>>;
 
-  constructor(private readonly watched: readonly WatchedString[]) {}
+  constructor(private readonly watched: readonly WatchedString[]) {
+    this.segments = watched.map((w) => w.path.map((p) => (typeof p === 'number' ? p : Buffer.from(p, 'utf8'))));
+  }
 
   get inOpaque(): boolean {
     return this.current?.opaque === true;
   }
 
   open(isArray: boolean): void {
-    this.frames.push({ isArray, key: '', index: 0 });
+    const d = this.depth++;
+    this.isArray[d] = isArray;
+    this.index[d] = 0;
+    this.keyStart[d] = 0;
+    this.keyEnd[d] = -1;
   }
 
   close(): void {
-    this.frames.pop();
+    this.depth--;
   }
 
   next(): void {
-    const top = this.frames[this.frames.length - 1];
-    if (top !== undefined && top.isArray) top.index++;
+    const d = this.depth - 1;
+    if (d >= 0 && this.isArray[d] === true) this.index[d] = (this.index[d] as number) + 1;
   }
 
   key(buf: Buffer, start: number, end: number): void {
-    const top = this.frames[this.frames.length - 1];
-    if (top === undefined) return;
-    const raw = buf.toString('utf8', start, end);
-    let escaped = false;
-    for (let i = start; i < end && !escaped; i++) escaped = buf[i] === 0x5c;
-    top.key = escaped ? (JSON.parse(`"${raw}"`) as string) : raw;
+    const d = this.depth - 1;
+    if (d < 0) return;
+    this.buf = buf;
+    this.keyStart[d] = start;
+    this.keyEnd[d] = end;
   }
 
   stringStart(at: number): boolean {
-    for (const w of this.watched) {
-      if (!this.matches(w.path)) continue;
+    for (let k = 0; k < this.watched.length; k++) {
+      if (!this.matches(this.segments[k] as Array<Buffer | number>)) continue;
+      const w = this.watched[k] as WatchedString;
       if (w.start !== -1) w.duplicate = true;
       w.start = at + 1;
       this.current = w;
@@ -106,12 +114,26 @@ class PathHooks implements LexerHooks {
     this.current = undefined;
   }
 
-  private matches(path: ReadonlyArray<string | number>): boolean {
-    if (path.length !== this.frames.length) return false;
+  private matches(path: ReadonlyArray<Buffer | number>): boolean {
+    if (path.length !== this.depth) return false;
     for (let k = 0; k < path.length; k++) {
-      const f = this.frames[k] as Frame;
-      if ((f.isArray ? f.index : f.key) !== path[k]) return false;
+      const seg = path[k] as Buffer | number;
+      if (this.isArray[k] === true) {
+        if (seg !== this.index[k]) return false;
+      } else if (typeof seg === 'number' || !this.keyIs(k, seg)) return false;
     }
     return true;
+  }
+
+  /** The key of container `k` equals `want` (raw bytes compared; an escaped key is decoded first). */
+  private keyIs(k: number, want: Buffer): boolean {
+    const buf = this.buf;
+    const start = this.keyStart[k] as number;
+    const end = this.keyEnd[k] as number;
+    if (buf === undefined || end < 0) return false;
+    if (end - start === want.length && buf.compare(want, 0, want.length, start, end) === 0) return true;
+    let escaped = false;
+    for (let i = start; i < end && !escaped; i++) escaped = buf[i] === 0x5c;
+    return escaped && (JSON.parse(`"${buf.toString('utf8', start, end)}"`) as string) === want.toString('utf8');
   }
 }

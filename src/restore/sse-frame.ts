@@ -144,10 +144,10 @@ function straddlingEnd(pending: readonly Buffer[], chunk: Buffer): number {
 /** Reads one event block: its name, its data (the `data:` lines joined with LF) and a byte-surgery rewrite. */
 export function readSseEvent(block: Buffer): FramedEvent {
   let name = 'message';
-  // Value spans of the data lines, in block offsets.
-  let starts: Int32Array = new Int32Array(4);
-  let ends: Int32Array = new Int32Array(4);
-  let lines = 0;
+  // Value spans of the data lines, in block offsets: the first in locals, the rest (rare) in arrays.
+  let start0 = -1;
+  let end0 = -1;
+  let more: DataLines | undefined;
   let pos = 0;
   let cr = -2;
   while (pos < block.length) {
@@ -166,30 +166,46 @@ export function readSseEvent(block: Buffer): FramedEvent {
       let value = colon < lineEnd ? colon + 1 : lineEnd;
       if (value < lineEnd && block[value] === SPACE) value++;
       if (field === 4 && isField(block, pos, DATA)) {
-        if (lines === starts.length) {
-          starts = grow(starts);
-          ends = grow(ends);
+        if (start0 === -1) {
+          start0 = value;
+          end0 = lineEnd;
+        } else {
+          more ??= { starts: new Int32Array(4), ends: new Int32Array(4), count: 0 };
+          if (more.count === more.starts.length) growLines(more);
+          more.starts[more.count] = value;
+          more.ends[more.count++] = lineEnd;
         }
-        starts[lines] = value;
-        ends[lines] = lineEnd;
-        lines++;
       } else if (field === 5 && isField(block, pos, EVENT)) name = block.toString('utf8', value, lineEnd);
     }
     pos = next;
   }
-  let data: Buffer | undefined;
-  if (lines === 1) data = block.subarray(starts[0], ends[0]);
-  else if (lines > 1) {
-    let size = lines - 1;
-    for (let k = 0; k < lines; k++) size += (ends[k] as number) - (starts[k] as number);
-    data = Buffer.allocUnsafe(size);
-    let o = 0;
-    for (let k = 0; k < lines; k++) {
-      if (k > 0) data[o++] = LF;
-      o += block.copy(data, o, starts[k], ends[k]);
-    }
+  if (start0 === -1) return { name, data: undefined, rewrite: () => block };
+  if (more === undefined) {
+    const s0 = start0;
+    const e0 = end0;
+    return { name, data: block.subarray(s0, e0), rewrite: (edits) => rewriteLine(block, s0, e0, edits) };
   }
-  return { name, data, rewrite: (edits) => rewriteSse(block, starts, ends, lines, edits) };
+  const lines: DataLines = { starts: new Int32Array(more.count + 1), ends: new Int32Array(more.count + 1), count: more.count + 1 };
+  lines.starts[0] = start0;
+  lines.ends[0] = end0;
+  lines.starts.set(more.starts.subarray(0, more.count), 1);
+  lines.ends.set(more.ends.subarray(0, more.count), 1);
+  let size = lines.count - 1;
+  for (let k = 0; k < lines.count; k++) size += (lines.ends[k] as number) - (lines.starts[k] as number);
+  const data = Buffer.allocUnsafe(size);
+  let o = 0;
+  for (let k = 0; k < lines.count; k++) {
+    if (k > 0) data[o++] = LF;
+    o += block.copy(data, o, lines.starts[k], lines.ends[k]);
+  }
+  return { name, data, rewrite: (edits) => rewriteLines(block, lines, edits) };
+}
+
+/** Value spans of an event's data lines (block offsets). */
+interface DataLines {
+  starts: Int32Array;
+  ends: Int32Array;
+  count: number;
 }
 
 const DATA = Buffer.from('data');
@@ -200,10 +216,23 @@ function isField(block: Buffer, pos: number, name: Buffer): boolean {
   return true;
 }
 
-function grow(a: Int32Array): Int32Array {
-  const b = new Int32Array(a.length * 2);
-  b.set(a);
-  return b;
+function growLines(l: DataLines): void {
+  const starts = new Int32Array(l.starts.length * 2);
+  const ends = new Int32Array(l.ends.length * 2);
+  starts.set(l.starts);
+  ends.set(l.ends);
+  l.starts = starts;
+  l.ends = ends;
+}
+
+/** Applies data-offset edits to a block with one data line. */
+function rewriteLine(block: Buffer, start: number, end: number, edits: readonly Edit[]): Buffer {
+  if (edits.length === 0) return block;
+  const mapped = edits.map((e): Edit => {
+    if (e.end > end - start) throw new FictaError('FICTA_RESTORE_INTERNAL', 'restore: an edit lies past the SSE data');
+    return { start: e.start + start, end: e.end + start, bytes: splitLines(e.bytes, block, end) };
+  });
+  return applyEdits(block, mapped);
 }
 
 /**
@@ -211,13 +240,14 @@ function grow(a: Int32Array): Int32Array {
  * into non-JSON data) is split into further `data:` lines with the block's own line ending, as the
  * SSE spec reads them back (CR, LF and CRLF each end a line; the client sees LF).
  */
-function rewriteSse(block: Buffer, starts: Int32Array, ends: Int32Array, lines: number, edits: readonly Edit[]): Buffer {
+function rewriteLines(block: Buffer, l: DataLines, edits: readonly Edit[]): Buffer {
   if (edits.length === 0) return block;
+  const { starts, ends } = l;
   const mapped: Edit[] = [];
   let k = 0;
   let dataStart = 0;
   for (const e of edits) {
-    while (k < lines - 1 && e.start > dataStart + ((ends[k] as number) - (starts[k] as number))) {
+    while (k < l.count - 1 && e.start > dataStart + ((ends[k] as number) - (starts[k] as number))) {
       dataStart += (ends[k] as number) - (starts[k] as number) + 1;
       k++;
     }
