@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildCases, matcherScanCases, redactGateCases, restoreCases, runMicro, type MicroCase } from '../src/bench/micro.ts';
+import { buildCases, matcherScanCases, redactGateCases, restoreCases, restoreShapeCases, runMicro, type MicroCase } from '../src/bench/micro.ts';
 import { machineInfo } from '../src/bench/machine.ts';
 import { formatMicroTable } from '../src/bench/report.ts';
 import type { SizeName } from '../src/bench/corpus.ts';
@@ -20,7 +20,9 @@ const quick = values.quick === true;
 const counts = quick ? [10, 1_000, 10_000] : [10, 100, 1_000, 10_000];
 const sizes: SizeName[] = quick ? ['50KiB', '500KiB'] : ['1KiB', '50KiB', '500KiB', '5MiB'];
 
-let cases: MicroCase[] = [...buildCases(counts), ...matcherScanCases(counts, sizes), ...redactGateCases(counts, sizes), ...restoreCases(counts, sizes)];
+// Shapes that used to be quadratic (issue 9): 500 KiB of JSON text holds ~8,000 placeholders.
+const shapes = restoreShapeCases(1_000, quick ? ['5MiB'] : ['500KiB', '5MiB'], ['500KiB']);
+let cases: MicroCase[] = [...buildCases(counts), ...matcherScanCases(counts, sizes), ...redactGateCases(counts, sizes), ...restoreCases(counts, sizes), ...shapes];
 if (values.filter !== undefined) cases = cases.filter((c) => c.name.includes(values.filter as string));
 
 const machine = machineInfo();

@@ -250,6 +250,10 @@ function byStart(a: Edit, b: Edit): number {
 }
 
 function parseObject(text: string): Record<string, unknown> | undefined {
+  // Only objects carry fields: anything else is text, without asking JSON.parse to fail on it.
+  let i = 0;
+  while (i < text.length && (text.charCodeAt(i) === 0x20 || text.charCodeAt(i) === 0x0a || text.charCodeAt(i) === 0x0d || text.charCodeAt(i) === 0x09)) i++;
+  if (text.charCodeAt(i) !== 0x7b) return undefined;
   let v: unknown;
   try {
     v = JSON.parse(text);
