@@ -34,8 +34,10 @@ export function watch(path: ReadonlyArray<string | number>, opaque: boolean): Wa
  * if it starts with `{`/`[` and stays valid. `watched` strings are located in JSON data.
  */
 export function scanEvent(data: Buffer, json: boolean, watched: readonly WatchedString[]): EventScan {
-  const lexer = createJsonLexer(json ? 'value' : 'structured');
-  const paths = json && watched.length > 0 ? new PathHooks(watched) : undefined;
+  // One lexer of each kind, reused: scans are synchronous and never nested.
+  const lexer = json ? JSON_LEXER : TEXT_LEXER;
+  lexer.reset();
+  const paths = json && watched.length > 0 ? PATHS.start(watched) : undefined;
   if (paths !== undefined) lexer.hooks = paths;
   const tildes: number[] = [];
   const depths: number[] = [];
@@ -48,7 +50,23 @@ export function scanEvent(data: Buffer, json: boolean, watched: readonly Watched
     depths.push(lexer.isProse ? 0 : lexer.depth());
   }
   if (paths !== undefined) lexer.advance(data, lexed, data.length);
+  lexer.reset();
   return { tildes, depths };
+}
+
+const JSON_LEXER = createJsonLexer('value');
+const TEXT_LEXER = createJsonLexer('structured');
+
+const SEGMENTS = new Map<string, Buffer>();
+
+/** A key as UTF-8 bytes (cached: adapters name the same few keys in every event). */
+function segmentBytes(key: string): Buffer {
+  let b = SEGMENTS.get(key);
+  if (b === undefined) {
+    b = Buffer.from(key, 'utf8');
+    if (SEGMENTS.size < 4096) SEGMENTS.set(key, b);
+  }
+  return b;
 }
 
 /** Tracks the path of the value being lexed and records the watched strings' spans. */
@@ -61,11 +79,18 @@ class PathHooks implements LexerHooks {
   private depth = 0;
   private buf: Buffer | undefined;
   private current: WatchedString | undefined;
+  private watched: readonly WatchedString[] = [];
   /** Path segments as bytes, to compare keys without decoding them. */
-  private readonly segments: Array<Array<Buffer | number>>;
+  private segments: Array<Array<Buffer | number>> = [];
 
-  constructor(private readonly watched: readonly WatchedString[]) {
-    this.segments = watched.map((w) => w.path.map((p) => (typeof p === 'number' ? p : Buffer.from(p, 'utf8'))));
+  /** Starts a scan for `watched` (one instance serves every scan). */
+  start(watched: readonly WatchedString[]): this {
+    this.watched = watched;
+    this.segments = watched.map((w) => w.path.map((p) => (typeof p === 'number' ? p : segmentBytes(p))));
+    this.depth = 0;
+    this.buf = undefined;
+    this.current = undefined;
+    return this;
   }
 
   get inOpaque(): boolean {
@@ -131,9 +156,15 @@ class PathHooks implements LexerHooks {
     const start = this.keyStart[k] as number;
     const end = this.keyEnd[k] as number;
     if (buf === undefined || end < 0) return false;
-    if (end - start === want.length && buf.compare(want, 0, want.length, start, end) === 0) return true;
+    if (end - start === want.length) {
+      let k = 0;
+      while (k < want.length && buf[start + k] === want[k]) k++;
+      if (k === want.length) return true;
+    }
     let escaped = false;
     for (let i = start; i < end && !escaped; i++) escaped = buf[i] === 0x5c;
     return escaped && (JSON.parse(`"${buf.toString('utf8', start, end)}"`) as string) === want.toString('utf8');
   }
 }
+
+const PATHS = new PathHooks();

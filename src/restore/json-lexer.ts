@@ -15,9 +15,12 @@
 // - Escapes are validated only in strings whose content is being lexed; inside prose strings only
 //   the backslash parity matters. Raw control characters inside strings are not checked.
 // - A decoded non-ASCII character reaches a child as one byte 0x80 (only ASCII shapes JSON).
+// - Object keys are strings at their level but never JSON text: their content is not lexed.
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
+/** Bytes looked at one by one before a search call (a call costs more than a short string's bytes). */
+const NEAR = 32;
 
 /** String levels followed; deeper JSON text makes the depth unknown (see DEPTH_UNKNOWN). */
 export const MAX_STRING_DEPTH = 10;
@@ -102,7 +105,8 @@ export class JsonLexer {
   /** 0: no escape; 1: after a backslash; 2–5: hex digits of `\u` read so far + 2. */
   private esc = 0;
   private hex = 0;
-  private stack = new Uint8Array(16);
+  /** Open containers (OBJ/ARR) up to `sp`: a plain array, so a lexer costs no ArrayBuffer. */
+  private readonly stack: number[] = [];
   private sp = 0;
   private child: JsonLexer | null = null;
   /** The buffer and position of the byte being fed (level 0, for hooks). */
@@ -132,7 +136,7 @@ export class JsonLexer {
     return this.mode === JSON_TEXT && this.tok === T_STRING && (this.opaque || (this.child as JsonLexer).mode === PROSE);
   }
 
-  /** Back to the start state. */
+  /** Back to the start state (a lexer and its children are reused, not reallocated). */
   reset(): void {
     this.mode = this.start === 'value' ? JSON_TEXT : UNDECIDED;
     this.expect = E_VALUE;
@@ -141,6 +145,8 @@ export class JsonLexer {
     this.sp = 0;
     this.opaque = false;
     this.cached = null;
+    this.buf = null;
+    this.hooks = null;
   }
 
   /**
@@ -283,8 +289,12 @@ export class JsonLexer {
     this.tok = T_STRING;
     this.esc = 0;
     this.isKey = isKey;
-    this.opaque = !isKey && this.hooks !== null && this.hooks.stringStart(this.at);
-    if (isKey) this.keyStart = this.at + 1;
+    if (isKey) {
+      this.keyStart = this.at + 1;
+      this.opaque = true;
+      return;
+    }
+    this.opaque = this.hooks !== null && this.hooks.stringStart(this.at);
     if (this.opaque) return;
     if (this.child === null) this.child = new JsonLexer('structured', this.level + 1);
     else this.child.reset();
@@ -339,11 +349,6 @@ export class JsonLexer {
 
   private startValue(b: number): void {
     if (b === 0x7b || b === 0x5b) {
-      if (this.sp === this.stack.length) {
-        const grown = new Uint8Array(this.stack.length * 2);
-        grown.set(this.stack);
-        this.stack = grown;
-      }
       const isArray = b === 0x5b;
       this.stack[this.sp++] = isArray ? ARR : OBJ;
       this.expect = isArray ? E_VALUE_OR_CLOSE : E_KEY_OR_CLOSE;
@@ -436,7 +441,19 @@ export class JsonLexer {
 
   /** The closing quote of the (prose) string being skipped in buf[i, to), or -1 with the escape state at `to` kept. */
   private closingQuote(buf: Buffer, i: number, to: number): number {
+    // Short strings (keys, enum values) end within a few bytes: look before paying for a search call.
+    const near = Math.min(to, i + NEAR);
     let p = i;
+    for (; p < near; p++) {
+      const b = buf[p];
+      if (b === QUOTE) return p;
+      if (b === BACKSLASH) break;
+    }
+    if (p === to) {
+      this.esc = 0;
+      return -1;
+    }
+    if (p < near) p = i;
     for (;;) {
       const q = this.next(buf, p, QUOTE);
       if (q === -1 || q >= to) {
@@ -455,6 +472,12 @@ export class JsonLexer {
 
   /** The first quote or backslash in buf[i, to), or `to`. */
   private nextSpecial(buf: Buffer, i: number, to: number): number {
+    const near = Math.min(to, i + NEAR);
+    for (let p = i; p < near; p++) {
+      const b = buf[p];
+      if (b === QUOTE || b === BACKSLASH) return p;
+    }
+    if (near === to) return to;
     const q = this.next(buf, i, QUOTE);
     const s = this.next(buf, i, BACKSLASH);
     let n = q === -1 ? s : s === -1 ? q : Math.min(q, s);

@@ -15,17 +15,20 @@ const SPACE = 0x20;
  * Offset just past the last complete event in `buf` (after its blank line), or -1. Recognises LF LF,
  * CRLF CRLF, mixed forms, and CR CR for streams that use bare CR.
  */
-export function lastEventEnd(buf: Buffer): number {
-  let i = previousLf(buf, buf.length - 1);
-  while (i > 0) {
+export function lastEventEnd(buf: Buffer, from = 0, to = buf.length): number {
+  let i = previousLf(buf, to - 1, from);
+  while (i > from) {
     const p = buf[i - 1];
-    if (p === LF || (p === CR && i >= 2 && buf[i - 2] === LF) || p === CR && i >= 2 && buf[i - 2] === CR) return i + 1;
-    i = previousLf(buf, i - 1);
+    if (p === LF || (p === CR && i - 2 >= from && buf[i - 2] === LF) || (p === CR && i - 2 >= from && buf[i - 2] === CR)) return i + 1;
+    i = previousLf(buf, i - 1, from);
   }
   // Bare-CR streams: CR CR not followed by LF (a following LF may still arrive; harmless either way).
-  const r = buf.lastIndexOf('\r\r');
-  return r === -1 ? -1 : r + 2;
+  if (to - from < 2) return -1;
+  const r = buf.lastIndexOf(CRCR, to - 2);
+  return r < from ? -1 : r + 2;
 }
+
+const CRCR = Buffer.from('\r\r', 'latin1');
 
 /**
  * Bytes looked at one by one before a search call. An event of many short lines (8-byte `data:`
@@ -34,14 +37,15 @@ export function lastEventEnd(buf: Buffer): number {
  */
 const NEAR = 48;
 
-/** The last LF at or before `from`, or -1. */
-function previousLf(buf: Buffer, from: number): number {
+/** The last LF in buf[floor, from], or -1. */
+function previousLf(buf: Buffer, from: number, floor: number): number {
   const stop = from - NEAR;
   for (let k = from; k > stop; k--) {
-    if (k < 0) return -1;
+    if (k < floor) return -1;
     if (buf[k] === LF) return k;
   }
-  return buf.lastIndexOf(LF, stop);
+  const i = buf.lastIndexOf(LF, stop);
+  return i < floor ? -1 : i;
 }
 
 /** The next LF or CR at or after `from`, or -1; `cursor.cr` caches the next CR (-2 unknown, -1 none). */
@@ -144,10 +148,7 @@ export function createSseFraming(maxEventBytes: number): Framing {
       const end = nextEventEnd(region, from);
       return end === -1 ? region.length : end;
     },
-    lastEventEnd(region, from, to) {
-      const end = lastEventEnd(region.subarray(from, to));
-      return end === -1 ? -1 : from + end;
-    },
+    lastEventEnd: (region, from, to) => lastEventEnd(region, from, to),
     read: readSseEvent,
   };
 }

@@ -121,15 +121,14 @@ export function createStreamRestorer(set: SecretSet, adapter: StreamAdapter, sta
     const opens = adapter.opens?.(ev.name, obj) ?? [];
     const copies = ctx.sink === RESTORE_ALL ? NO_COPIES : (adapter.copies?.(ev.name, obj) ?? NO_COPIES);
     // Streams this event changes must be up to date with the events that passed unread before it.
-    if (!backlog.empty && (fields.length > 0 || opens.length > 0)) {
-      const keys = [...fields.map((f) => f.key), ...opens.map((o) => o.key)];
-      backlog.drainUntil(() => keys.every((k) => settled(k)));
+    if (!backlog.empty && !(fields.every((f) => settled(f.key)) && opens.every((o) => settled(o.key)))) {
+      backlog.drainUntil(() => fields.every((f) => settled(f.key)) && opens.every((o) => settled(o.key)));
     }
     for (const o of opens) streamFor(o.key, o.json, o.tool);
     const ends = adapter.ends(ev.name, obj, text);
     const watched = fields.map((f) => watch(f.path, true));
     const copyWatch = copies.map((c) => watch(c.path, false));
-    const scan = scanEvent(ev.data, true, [...watched, ...copyWatch]);
+    const scan = scanEvent(ev.data, true, copyWatch.length === 0 ? watched : [...watched, ...copyWatch]);
     if (watched.some((w) => w.duplicate || w.start === -1)) {
       // Duplicate keys (or a field the lexer did not find): read by position only, and fail closed for those streams.
       for (const f of fields) streamFor(f.key, f.json, f.tool).poisoned = true;
@@ -139,11 +138,10 @@ export function createStreamRestorer(set: SecretSet, adapter: StreamAdapter, sta
     const edits = placeholderEdits(set, ev.data, scan.tildes, scan.depths, stats);
     const copyEdits = copies.length === 0 ? edits : groupCopies(ev.data, edits, copies, copyWatch);
     const deltaEdits: Edit[] = [];
-    const inEvent = new Set<string>();
+    const inEvent = ends === undefined ? NONE : new Set(fields.map((f) => f.key));
     fields.forEach((f, i) => {
       const w = watched[i] as WatchedString;
       const s = streamFor(f.key, f.json, f.tool);
-      inEvent.add(f.key);
       const raw = ev.data!.subarray(w.start, w.end);
       const emit = restoreDelta(ctx, s, raw, final || (ends !== undefined && ends(f.key)));
       if (emit !== raw) deltaEdits.push({ start: w.start, end: w.end, bytes: emit });
