@@ -39,11 +39,10 @@ const NEAR = 48;
 
 /** The last LF in buf[floor, from], or -1. */
 function previousLf(buf: Buffer, from: number, floor: number): number {
-  const stop = from - NEAR;
-  for (let k = from; k > stop; k--) {
-    if (k < floor) return -1;
-    if (buf[k] === LF) return k;
-  }
+  const stop = Math.max(from - NEAR, floor - 1);
+  for (let k = from; k > stop; k--) if (buf[k] === LF) return k;
+  // A negative offset would search from the buffer's end.
+  if (stop < floor) return -1;
   const i = buf.lastIndexOf(LF, stop);
   return i < floor ? -1 : i;
 }

@@ -7,7 +7,7 @@ import { ALL_KEYS, type DeltaField, type StreamAdapter } from '../../src/provide
 import { createJsonSeqFraming } from '../../src/restore/json-seq-frame.ts';
 import { createNdjsonFraming } from '../../src/restore/ndjson-frame.ts';
 import { createRestoreStats } from '../../src/restore/restore-bytes.ts';
-import { createSseFraming, readSseEvent } from '../../src/restore/sse-frame.ts';
+import { createSseFraming, lastEventEnd, readSseEvent } from '../../src/restore/sse-frame.ts';
 import { createStreamRestorer } from '../../src/restore/stream-restorer.ts';
 import { runThrough, splits } from '../helpers/chunking.ts';
 import { ph, testSet } from '../helpers/secret-set.ts';
@@ -139,6 +139,15 @@ describe('SSE framing', () => {
       }
       expect(datas.slice(0, 5)).toEqual(['a', 'b\nc', 'd', 'e', 'y'.repeat(300)]);
       expect(datas.length).toBe(25);
+    }
+  });
+
+  it('finds (or rules out) a blank line however far back the previous line break is', () => {
+    for (let n = 0; n < 120; n++) {
+      const line = Buffer.from(`${"x".repeat(n)}\n`);
+      expect(lastEventEnd(line), `${n}`).toBe(-1);
+      expect(lastEventEnd(Buffer.from(`\n${"x".repeat(n)}\n\n`)), `${n}`).toBe(n + 3);
+      expect(lastEventEnd(Buffer.from(`a\n\n${"x".repeat(n)}\n`)), `${n}`).toBe(n === 0 ? 4 : 3);
     }
   });
 
