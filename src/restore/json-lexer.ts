@@ -17,10 +17,11 @@
 // - A decoded non-ASCII character reaches a child as one byte 0x80 (only ASCII shapes JSON).
 // - Object keys are strings at their level but never JSON text: their content is not lexed.
 
+import { ByteSearch, OPEN_ESCAPED } from './byte-search.ts';
+import { ESCAPED, hexValue, isBlank, literalAt, LITERALS, N_INT, N_MINUS, N_ZERO, NUMBER_BROKEN, numberStep } from './json-grammar.ts';
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-/** Bytes looked at one by one before a search call (a call costs more than a short string's bytes). */
-const NEAR = 32;
 
 /** String levels followed; deeper JSON text makes the depth unknown (see DEPTH_UNKNOWN). */
 export const MAX_STRING_DEPTH = 10;
@@ -47,36 +48,9 @@ const T_NONE = 0;
 const T_STRING = 1;
 const T_NUMBER = 2;
 const T_LITERAL = 3;
-// Number states (RFC 8259 §6); the accepting ones are ZERO, INT, FRAC and EXP.
-const N_MINUS = 0;
-const N_ZERO = 1;
-const N_INT = 2;
-const N_DOT = 3;
-const N_FRAC = 4;
-const N_E = 5;
-const N_ESIGN = 6;
-const N_EXP = 7;
 // Containers on the stack.
 const OBJ = 1;
 const ARR = 2;
-
-const LITERALS = [Buffer.from('true'), Buffer.from('false'), Buffer.from('null')] as const;
-/** The byte a one-character escape stands for, or -1 (`u` is handled apart). */
-const ESCAPED = (() => {
-  const t = new Int16Array(128).fill(-1);
-  for (const [c, v] of [['"', 0x22], ['\\', 0x5c], ['/', 0x2f], ['b', 0x08], ['f', 0x0c], ['n', 0x0a], ['r', 0x0d], ['t', 0x09]] as const) t[c.charCodeAt(0)] = v;
-  return t;
-})();
-
-function isBlank(b: number): boolean {
-  return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
-}
-
-function hexValue(b: number): number {
-  if (b >= 0x30 && b <= 0x39) return b - 0x30;
-  const l = b | 0x20;
-  return l >= 0x61 && l <= 0x66 ? l - 0x61 + 10 : -1;
-}
 
 /** Structural events of level 0, for callers that need paths (SSE event data). Offsets are buffer offsets. */
 export interface LexerHooks {
@@ -114,10 +88,8 @@ export class JsonLexer {
   private at = 0;
   private keyStart = 0;
   hooks: LexerHooks | null = null;
-  // Next quote / backslash at or after the cached position in `cached` (level 0's fast paths).
-  private cached: Buffer | null = null;
-  private quoteAt = -2;
-  private slashAt = -2;
+  /** Level 0's fast paths through string content. */
+  private readonly search = new ByteSearch();
 
   constructor(
     private readonly start: LexStart,
@@ -144,7 +116,7 @@ export class JsonLexer {
     this.esc = 0;
     this.sp = 0;
     this.opaque = false;
-    this.cached = null;
+    this.search.reset();
     this.buf = null;
     this.hooks = null;
   }
@@ -184,11 +156,14 @@ export class JsonLexer {
         const decoding = !this.opaque && (this.child as JsonLexer).mode !== PROSE;
         if (this.esc === 0) {
           if (!decoding) {
-            const q = this.closingQuote(buf, i, to);
-            if (q === -1) return;
+            const q = this.search.closingQuote(buf, i, to);
+            if (q < 0) {
+              this.esc = q === OPEN_ESCAPED ? 1 : 0;
+              return;
+            }
             i = q;
           } else {
-            const s = this.nextSpecial(buf, i, to);
+            const s = this.search.nextSpecial(buf, i, to);
             if (s > i) {
               (this.child as JsonLexer).feedRun(buf, i, s);
               i = s;
@@ -361,7 +336,7 @@ export class JsonLexer {
       this.num = b === 0x2d ? N_MINUS : b === 0x30 ? N_ZERO : N_INT;
       return;
     }
-    const lit = b === 0x74 ? 0 : b === 0x66 ? 1 : b === 0x6e ? 2 : -1;
+    const lit = literalAt(b);
     if (lit < 0) return this.violation();
     this.tok = T_LITERAL;
     this.lit = lit;
@@ -370,46 +345,15 @@ export class JsonLexer {
 
   /** True when `b` belongs to the number (or broke the grammar); false when the number ended before it. */
   private numberByte(b: number): boolean {
-    const digit = b >= 0x30 && b <= 0x39;
-    const exp = b === 0x65 || b === 0x45;
-    switch (this.num) {
-      case N_MINUS:
-        if (!digit) break;
-        this.num = b === 0x30 ? N_ZERO : N_INT;
-        return true;
-      case N_ZERO:
-      case N_INT:
-        if (digit && this.num === N_INT) return true;
-        if (b === 0x2e) this.num = N_DOT;
-        else if (exp) this.num = N_E;
-        else return this.endNumber();
-        return true;
-      case N_DOT:
-        if (!digit) break;
-        this.num = N_FRAC;
-        return true;
-      case N_FRAC:
-        if (digit) return true;
-        if (!exp) return this.endNumber();
-        this.num = N_E;
-        return true;
-      case N_E:
-        if (b === 0x2b || b === 0x2d) this.num = N_ESIGN;
-        else if (digit) this.num = N_EXP;
-        else break;
-        return true;
-      case N_ESIGN:
-        if (!digit) break;
-        this.num = N_EXP;
-        return true;
-      default:
-        return digit || this.endNumber();
+    const next = numberStep(this.num, b);
+    if (next >= 0) {
+      this.num = next;
+      return true;
     }
-    this.violation();
-    return true;
-  }
-
-  private endNumber(): false {
+    if (next === NUMBER_BROKEN) {
+      this.violation();
+      return true;
+    }
     this.tok = T_NONE;
     this.valueDone();
     return false;
@@ -437,69 +381,6 @@ export class JsonLexer {
   private violation(): void {
     this.mode = PROSE;
     this.tok = T_NONE;
-  }
-
-  /** The closing quote of the (prose) string being skipped in buf[i, to), or -1 with the escape state at `to` kept. */
-  private closingQuote(buf: Buffer, i: number, to: number): number {
-    // Short strings (keys, enum values) end within a few bytes: look before paying for a search call.
-    const near = Math.min(to, i + NEAR);
-    let p = i;
-    for (; p < near; p++) {
-      const b = buf[p];
-      if (b === QUOTE) return p;
-      if (b === BACKSLASH) break;
-    }
-    if (p === to) {
-      this.esc = 0;
-      return -1;
-    }
-    if (p < near) p = i;
-    for (;;) {
-      const q = this.next(buf, p, QUOTE);
-      if (q === -1 || q >= to) {
-        let k = to - 1;
-        while (k >= i && buf[k] === BACKSLASH) k--;
-        this.esc = (to - 1 - k) & 1;
-        return -1;
-      }
-      // No escape is pending at i, so the run of backslashes before the quote, counted down to i, decides.
-      let k = q - 1;
-      while (k >= i && buf[k] === BACKSLASH) k--;
-      if (((q - 1 - k) & 1) === 0) return q;
-      p = q + 1;
-    }
-  }
-
-  /** The first quote or backslash in buf[i, to), or `to`. */
-  private nextSpecial(buf: Buffer, i: number, to: number): number {
-    const near = Math.min(to, i + NEAR);
-    for (let p = i; p < near; p++) {
-      const b = buf[p];
-      if (b === QUOTE || b === BACKSLASH) return p;
-    }
-    if (near === to) return to;
-    const q = this.next(buf, i, QUOTE);
-    const s = this.next(buf, i, BACKSLASH);
-    let n = q === -1 ? s : s === -1 ? q : Math.min(q, s);
-    if (n === -1 || n > to) n = to;
-    return n;
-  }
-
-  /**
-   * The next `byte` at or after `from` in `buf`, or -1. Answers are cached per buffer, so a run of
-   * small advances over one large buffer searches each region once (no quadratic re-scans).
-   */
-  private next(buf: Buffer, from: number, byte: number): number {
-    if (this.cached !== buf) {
-      this.cached = buf;
-      this.quoteAt = -2;
-      this.slashAt = -2;
-    }
-    let at = byte === QUOTE ? this.quoteAt : this.slashAt;
-    if (at === -2 || (at !== -1 && at < from)) at = buf.indexOf(byte, from);
-    if (byte === QUOTE) this.quoteAt = at;
-    else this.slashAt = at;
-    return at;
   }
 }
 
