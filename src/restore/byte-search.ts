@@ -36,9 +36,17 @@ export class ByteSearch {
     }
     if (p === to) return OPEN;
     if (p < near) p = i;
+    // A quote found past `to` is kept, so a run of short advances over one long string searches it once.
+    if (this.cached !== buf) {
+      this.cached = buf;
+      this.quoteAt = -2;
+      this.slashAt = -2;
+    }
     for (;;) {
-      const q = this.next(buf, p, QUOTE);
+      let q = this.quoteAt;
+      if (q === -2 || (q !== -1 && q < p)) q = buf.indexOf(QUOTE, p);
       if (q === -1 || q >= to) {
+        this.quoteAt = q;
         let k = to - 1;
         while (k >= i && buf[k] === BACKSLASH) k--;
         return ((to - 1 - k) & 1) === 1 ? OPEN_ESCAPED : OPEN;
