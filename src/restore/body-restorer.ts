@@ -72,6 +72,13 @@ export function createBodyRestorer(set: SecretSet, mode: 'json' | 'text', stats:
     }
     unread.push(chunk);
     unreadBytes += chunk.length;
+    // A text body is read up to its first non-blank byte at once (never past it: a placeholder after
+    // it still needs the state right at it): prose then needs nothing kept.
+    if (lexer.isUndecided) {
+      let i = 0;
+      while (i < chunk.length && isBlank(chunk[i] as number)) i++;
+      lexTo(received - chunk.length + Math.min(i + 1, chunk.length));
+    }
   };
 
   const process = (data: Buffer, dataStart: number, final: boolean): Buffer[] => {
@@ -112,3 +119,7 @@ export function createBodyRestorer(set: SecretSet, mode: 'json' | 'text', stats:
 }
 
 const EMPTY = Buffer.alloc(0);
+
+function isBlank(b: number): boolean {
+  return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
+}

@@ -103,6 +103,11 @@ export class JsonLexer {
     return this.mode === PROSE;
   }
 
+  /** True while only blanks have come to a level that starts `structured` (JSON or prose not yet known). */
+  get isUndecided(): boolean {
+    return this.mode === UNDECIDED;
+  }
+
   /** True when this level is inside a string whose content is prose, so the string depth there is final. */
   get inProseString(): boolean {
     return this.mode === JSON_TEXT && this.tok === T_STRING && (this.opaque || (this.child as JsonLexer).mode === PROSE);

@@ -130,9 +130,14 @@ export function createStreamRestorer(set: SecretSet, adapter: StreamAdapter, sta
     const copyWatch = copies.map((c) => watch(c.path, false));
     const scan = scanEvent(ev.data, true, copyWatch.length === 0 ? watched : [...watched, ...copyWatch]);
     if (watched.some((w) => w.duplicate || w.start === -1)) {
-      // Duplicate keys (or a field the lexer did not find): read by position only, and fail closed for those streams.
+      // Duplicate keys (or a field the lexer did not find): which bytes a client reads is unclear, and
+      // the streams have missed content. Fail closed: nothing in this event or in those streams is restored.
       for (const f of fields) streamFor(f.key, f.json, f.tool).poisoned = true;
-      out.push(rewriteWhole(ev, ev.data, true));
+      if (ends !== undefined) applyEnds(ends, NONE, out);
+      for (let i = ev.data.indexOf(PLACEHOLDER_FIRST_BYTE); i !== -1; i = ev.data.indexOf(PLACEHOLDER_FIRST_BYTE, i + 1)) {
+        if (probePlaceholder(ev.data, i, ev.data.length).kind !== 'none') stats.misses++;
+      }
+      out.push(block);
       return;
     }
     const edits = placeholderEdits(set, ev.data, scan.tildes, scan.depths, stats);

@@ -187,3 +187,26 @@ describe('stream edge cases', () => {
     expect(JSON.parse(collect(out).streams.get('c0:tool0') as string)).toEqual({ k: WEIRD });
   });
 });
+
+describe('fail closed', () => {
+  it('does not restore into a delta stream whose event repeats the field (duplicate keys), and says so in the misses', () => {
+    const input =
+      `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a","text":"${P}"}}\n\n` +
+      `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"${P}"}}\n\n` +
+      `event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n`;
+    for (const split of splits(2)) {
+      const { out, misses } = sse(anthropicMessages, input, split);
+      expect(out).toBe(input);
+      expect(misses).toBe(2);
+    }
+  });
+
+  it('does not restore inside JSON text nested deeper than the lexer follows', () => {
+    let inner = JSON.stringify({ k: W });
+    for (let i = 0; i < 12; i++) inner = JSON.stringify({ n: inner });
+    const input = JSON.stringify({ deep: inner, shallow: W });
+    const out = JSON.parse(body('json', input));
+    expect(out.shallow).toBe(WEIRD);
+    expect(out.deep).toBe(inner);
+  });
+});
