@@ -49,11 +49,15 @@ export function scanEvent(data: Buffer, json: boolean, watched: readonly Watched
     tildes.push(i);
     depths.push(lexer.isProse ? 0 : lexer.depth());
   }
-  if (paths !== undefined) lexer.advance(data, lexed, data.length);
+  if (paths !== undefined) {
+    lexer.advance(data, lexed, data.length);
+    paths.start(NO_WATCHED);
+  }
   lexer.reset();
   return { tildes, depths };
 }
 
+const NO_WATCHED: WatchedString[] = [];
 const JSON_LEXER = createJsonLexer('value');
 const TEXT_LEXER = createJsonLexer('structured');
 

@@ -22,7 +22,7 @@ import { scanEvent, watch, type WatchedString } from './event-scan.ts';
 import { applyEdits, type Edit, type FramedEvent, type Framing } from './framing.ts';
 import { restoredValue, type RestoreStats } from './restore-bytes.ts';
 import { RESTORE_ALL, type RestoreSink } from './restore-sink.ts';
-import { createBacklog } from './stream-backlog.ts';
+import { Backlog } from './stream-backlog.ts';
 
 export interface StreamRestorerOptions {
   /** Creates one filter per delta stream; it may hold bytes back across events. */
@@ -79,7 +79,7 @@ export function createStreamRestorer(set: SecretSet, adapter: StreamAdapter, sta
     const ends = adapter.ends(ev.name, obj, text);
     if (ends !== undefined) endStreams(ends);
   };
-  const backlog = createBacklog(framing, account, endStreams);
+  const backlog = new Backlog(framing, account, endStreams);
 
   /** Bytes that can pass on unread: nothing held, no placeholder byte, nothing for the filter. */
   const untouched = (bytes: Buffer): boolean => pendingStreams === 0 && bytes.indexOf(PLACEHOLDER_FIRST_BYTE) === -1 && !needsFilter(bytes);
