@@ -113,6 +113,9 @@ export function splitEvents(region: Buffer): Buffer[] {
 export function createSseFraming(maxEventBytes: number): Framing {
   let pending: Buffer[] = [];
   let pendingBytes = 0;
+  let crRegion: Buffer | undefined;
+  let crFrom = 0;
+  const cursor = { cr: -2 };
   const overflow = (): never => {
     throw new FictaError('FICTA_STREAM_OVERFLOW', `restore: an SSE event exceeded ${maxEventBytes} bytes`);
   };
@@ -144,7 +147,14 @@ export function createSseFraming(maxEventBytes: number): Framing {
       return rest;
     },
     nextEventEnd(region, from) {
-      const end = nextEventEnd(region, from);
+      // The next CR is searched once per region, not from every event start (a 16 KiB region without
+      // CR was searched to its end for each event read).
+      if (region !== crRegion || from < crFrom) {
+        crRegion = region;
+        cursor.cr = -2;
+      }
+      crFrom = from;
+      const end = eventEnd(region, from, cursor);
       return end === -1 ? region.length : end;
     },
     lastEventEnd: (region, from, to) => lastEventEnd(region, from, to),
