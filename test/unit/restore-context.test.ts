@@ -15,6 +15,7 @@ import { runThrough, splits, type Split } from '../helpers/chunking.ts';
 import { ph, testSet } from '../helpers/secret-set.ts';
 import { collect, parseSse } from '../helpers/sse-client.ts';
 import { anthropicSse, chatSse, responsesSse } from '../helpers/wire.ts';
+import { createFrameStripper, mayHoldFrame } from '../../src/watermark/strip.ts';
 
 const PLAIN = 'sk-ant-api03-AbCdEfGhIjKlMnOp';
 const WEIRD = 'pa"ss\\wörd\n-x1 🔑';
@@ -208,5 +209,26 @@ describe('fail closed', () => {
     const out = JSON.parse(body('json', input));
     expect(out.shallow).toBe(WEIRD);
     expect(out.deep).toBe(inner);
+  });
+});
+
+describe('watermark frames split across events (per-stream byte stripper)', () => {
+  const FRAME = '\u2060\ufe03\ufe0a\ufe07\ufe01';
+  it('removes a frame split across text deltas and across partial_json deltas, and restores placeholders around it', () => {
+    const text = `Line one.${FRAME}\n${W} and ${P}`;
+    const input = { content: `Doc.${FRAME}\nKey ${W}` };
+    for (const pieceSize of [1, 2, 3, 7]) {
+      for (const split of splits(3)) {
+        const stats = createRestoreStats();
+        const out = runThrough(
+          () => createSseRestorer(set, anthropicMessages, stats, { maxEventBytes: 1 << 20, deltaFilter: createFrameStripper, deltaFilterNeeded: mayHoldFrame }),
+          Buffer.from(anthropicSse({ text, tool: { name: 'write_file', input }, pieceSize })),
+          split,
+        ).toString('utf8');
+        const c = collect(out);
+        expect(c.streams.get('a0:text')).toBe(`Line one.\n${WEIRD} and ${PLAIN}`);
+        expect(JSON.parse(c.streams.get('a1:json') as string)).toEqual({ content: `Doc.\nKey ${WEIRD}` });
+      }
+    }
   });
 });
