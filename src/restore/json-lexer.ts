@@ -27,6 +27,12 @@ const BACKSLASH = 0x5c;
 export const MAX_STRING_DEPTH = 10;
 /** Depth reported inside JSON text nested deeper than MAX_STRING_DEPTH. */
 export const DEPTH_UNKNOWN = -1;
+/**
+ * Open arrays and objects followed per level (a plain array of up to this many entries, 8 MB). Past it
+ * the lexer knows nothing more and reports DEPTH_UNKNOWN from there on: a hostile `[[[[…` cannot make
+ * it hold memory out of proportion, and no value is restored at a guessed depth.
+ */
+export const MAX_CONTAINER_DEPTH = 1 << 20;
 
 /** How a lexer starts: any JSON value (a body declared JSON), or JSON only if `{`/`[` comes first. */
 export type LexStart = 'value' | 'structured';
@@ -35,6 +41,8 @@ export type LexStart = 'value' | 'structured';
 const UNDECIDED = 0;
 const JSON_TEXT = 1;
 const PROSE = 2;
+/** Nested past MAX_CONTAINER_DEPTH: nothing more is known (every depth from here on is unknown). */
+const LOST = 3;
 // What the grammar expects next (outside tokens).
 const E_VALUE = 0;
 const E_VALUE_OR_CLOSE = 1;
@@ -137,6 +145,7 @@ export class JsonLexer {
 
   /** The string depth after the bytes consumed so far (DEPTH_UNKNOWN past MAX_STRING_DEPTH). */
   depth(): number {
+    if (this.mode === LOST) return DEPTH_UNKNOWN;
     if (this.mode !== JSON_TEXT) return 0;
     let d = 0;
     let l: JsonLexer = this;
@@ -144,6 +153,7 @@ export class JsonLexer {
       d++;
       if (l.opaque) return d;
       const c = l.child as JsonLexer;
+      if (c.mode === LOST) return DEPTH_UNKNOWN;
       if (c.mode !== JSON_TEXT) return d;
       if (c.level >= MAX_STRING_DEPTH) return DEPTH_UNKNOWN;
       l = c;
@@ -156,7 +166,7 @@ export class JsonLexer {
     this.buf = buf;
     let i = from;
     while (i < to) {
-      if (this.mode === PROSE) return;
+      if (this.mode >= PROSE) return;
       if (this.tok === T_STRING && this.mode === JSON_TEXT) {
         const decoding = !this.opaque && (this.child as JsonLexer).mode !== PROSE;
         if (this.esc === 0) {
@@ -200,7 +210,7 @@ export class JsonLexer {
   /** Bytes that hold no quote and no backslash: plain content wherever this level is inside a string. */
   private feedRun(buf: Buffer, from: number, to: number): void {
     for (let i = from; i < to; i++) {
-      if (this.mode === PROSE) return;
+      if (this.mode >= PROSE) return;
       if (this.mode === JSON_TEXT) {
         if (this.level >= MAX_STRING_DEPTH) return;
         if (this.tok === T_STRING && this.esc === 0) {
@@ -216,7 +226,7 @@ export class JsonLexer {
 
   private feedByte(b: number): void {
     if (this.mode !== JSON_TEXT) {
-      if (this.mode === PROSE || isBlank(b)) return;
+      if (this.mode >= PROSE || isBlank(b)) return;
       if (b !== 0x7b && b !== 0x5b) {
         this.mode = PROSE;
         return;
@@ -329,6 +339,10 @@ export class JsonLexer {
 
   private startValue(b: number): void {
     if (b === 0x7b || b === 0x5b) {
+      if (this.sp >= MAX_CONTAINER_DEPTH) {
+        this.mode = LOST;
+        return;
+      }
       const isArray = b === 0x5b;
       this.stack[this.sp++] = isArray ? ARR : OBJ;
       this.expect = isArray ? E_VALUE_OR_CLOSE : E_KEY_OR_CLOSE;

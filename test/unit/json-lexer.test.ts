@@ -2,7 +2,7 @@
 // invalid JSON text into prose, the depth limit, and the same answers however the input is chunked.
 
 import { describe, expect, it } from 'vitest';
-import { createJsonLexer, DEPTH_UNKNOWN, MAX_STRING_DEPTH, type LexStart } from '../../src/restore/json-lexer.ts';
+import { createJsonLexer, DEPTH_UNKNOWN, MAX_CONTAINER_DEPTH, MAX_STRING_DEPTH, type LexStart } from '../../src/restore/json-lexer.ts';
 import { mulberry32 } from '../../src/util/prng.ts';
 
 /** The depth at every `~` in `doc`, feeding it in pieces of at most `piece` bytes (0: whole). */
@@ -118,5 +118,15 @@ describe('JSON lexer: string depth', () => {
     const got = depths(doc, 'value');
     expect(got.length).toBe(5000);
     expect(new Set(got)).toEqual(new Set([2]));
+  });
+});
+
+describe('JSON lexer: bounded state', () => {
+  it('reports an unknown depth past MAX_CONTAINER_DEPTH open containers instead of growing without bound', () => {
+    const deep = Buffer.from(`${'['.repeat(MAX_CONTAINER_DEPTH + 5)}"~"`);
+    expect(depths(deep, 'value')).toEqual([DEPTH_UNKNOWN]);
+    const nestedInString = Buffer.from(JSON.stringify({ s: `${'['.repeat(MAX_CONTAINER_DEPTH + 5)}"~` }));
+    expect(depths(nestedInString, 'value')).toEqual([DEPTH_UNKNOWN]);
+    expect(depths(`${'['.repeat(1000)}"~"`, 'value')).toEqual([1]);
   });
 });
