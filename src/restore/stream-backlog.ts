@@ -24,10 +24,15 @@ export class Backlog {
   private at = 0;
   private kept = 0;
 
+  /**
+   * `skip(region, at)`: when it can account for the event at `at` without reading it (event-shape.ts),
+   * it does and returns where the event ends; otherwise -1 and `account` reads the event.
+   */
   constructor(
     private readonly framing: Framing,
     private readonly account: (block: Buffer) => void,
     private readonly end: (pred: (key: string) => boolean) => void,
+    private readonly skip: (region: Buffer, at: number) => number = () => -1,
   ) {}
 
   /** Bytes kept unread. */
@@ -62,8 +67,11 @@ export class Backlog {
         this.items[this.head++] = EMPTY;
         continue;
       }
-      const stop = this.framing.nextEventEnd(item, this.at);
-      this.account(this.at === 0 && stop === item.length ? item : item.subarray(this.at, stop));
+      let stop = this.skip(item, this.at);
+      if (stop === -1) {
+        stop = this.framing.nextEventEnd(item, this.at);
+        this.account(this.at === 0 && stop === item.length ? item : item.subarray(this.at, stop));
+      }
       this.kept -= stop - this.at;
       this.at = stop;
       if (this.at >= item.length) {

@@ -12,13 +12,14 @@
 // event shaped like its last delta). A RestoreSink (restore-sink.ts) may hold or replace what a
 // stream emits; a DeltaFilter strips per-stream content first (watermark frames).
 
-import { getPath, type CopyField, type DeltaField, type StreamAdapter } from '../providers/types.ts';
+import { getPath, type CopyField, type DeltaField, type StreamAdapter, type StreamOpen } from '../providers/types.ts';
 import { PLACEHOLDER_FIRST_BYTE, PLACEHOLDER_LENGTH, probePlaceholder } from '../redact/placeholder.ts';
 import { bump } from '../redact/replace.ts';
 import type { SecretSet } from '../redact/secret-set.ts';
 import type { ChunkTransform } from './body-restorer.ts';
 import { createDeltaStream, flushDelta, hasPending, isSettled, noteTool, restoreDelta, type DeltaContext, type DeltaFilter, type DeltaStream } from './delta-stream.ts';
 import { scanEvent, watch, type WatchedString } from './event-scan.ts';
+import { EventShapes } from './event-shape.ts';
 import { applyEdits, type Edit, type FramedEvent, type Framing } from './framing.ts';
 import { restoredValue, type RestoreStats } from './restore-bytes.ts';
 import { RESTORE_ALL, type RestoreSink } from './restore-sink.ts';
@@ -59,6 +60,15 @@ export function createStreamRestorer(set: SecretSet, adapter: StreamAdapter, sta
     for (const s of streams.values()) if (hasPending(s)) pendingStreams++;
   };
 
+  const shapes = new EventShapes();
+  /** Another of a run of look-alike deltas of a known stream, accounted without a parse (event-shape.ts): its end, or -1. */
+  const skip = (region: Buffer, at: number): number => {
+    const m = shapes.matchAt(region, at);
+    const known = m === undefined ? undefined : streams.get(m.key);
+    if (m === undefined || known === undefined) return -1;
+    if (!isSettled(known)) known.text.advance(region, m.start, m.end);
+    return m.eventEnd;
+  };
   /** Brings stream states up to date with an event that passed unread (in stream order). */
   const account = (block: Buffer): void => {
     const ev = framing.read(block);
@@ -70,16 +80,27 @@ export function createStreamRestorer(set: SecretSet, adapter: StreamAdapter, sta
       if (ends !== undefined) endStreams(ends);
       return;
     }
-    for (const o of adapter.opens?.(ev.name, obj) ?? []) streamFor(o.key, o.json, o.tool);
-    for (const f of adapter.deltas(ev.name, obj)) {
+    const opens = adapter.opens?.(ev.name, obj) ?? NO_OPENS;
+    for (const o of opens) streamFor(o.key, o.json, o.tool);
+    const fields = adapter.deltas(ev.name, obj);
+    for (const f of fields) {
       const s = streamFor(f.key, f.json, f.tool);
       const value = getPath(obj, f.path);
       if (!isSettled(s) && typeof value === 'string') s.text.feedContent(value);
     }
     const ends = adapter.ends(ev.name, obj, text);
     if (ends !== undefined) endStreams(ends);
+    else if (fields.length === 1 && opens.length === 0 && ev.data.buffer === block.buffer) learnShape(block, ev.data, fields[0] as DeltaField);
   };
-  const backlog = new Backlog(framing, account, endStreams);
+  /** Remembers a plain one-delta event's bytes around its delta string. */
+  const learnShape = (block: Buffer, data: Buffer, field: DeltaField): void => {
+    const w = watch(field.path, true);
+    scanEvent(data, true, [w]);
+    if (w.start === -1 || w.duplicate) return;
+    const at = data.byteOffset - block.byteOffset;
+    shapes.learn(block, at + w.start, at + w.end, field.key);
+  };
+  const backlog = new Backlog(framing, account, endStreams, skip);
 
   /** Bytes that can pass on unread: nothing held, no placeholder byte, nothing for the filter. */
   const untouched = (bytes: Buffer): boolean => pendingStreams === 0 && bytes.indexOf(PLACEHOLDER_FIRST_BYTE) === -1 && !needsFilter(bytes);
@@ -247,6 +268,7 @@ const EMPTY = Buffer.alloc(0);
 const NONE: ReadonlySet<string> = new Set();
 const NO_WATCH: WatchedString[] = [];
 const NO_COPIES: CopyField[] = [];
+const NO_OPENS: StreamOpen[] = [];
 
 function byStart(a: Edit, b: Edit): number {
   return a.start - b.start;
