@@ -7,8 +7,9 @@
 import type { Framing } from './framing.ts';
 
 /**
- * Unread bytes kept before they are read anyway. Streams shorter than this are never read unless a
- * placeholder needs them; a longer one costs a parse of each event past this mark (linear).
+ * Unread bytes kept before they are read anyway (memory per response is bounded by this). Streams
+ * shorter than this are never read unless a placeholder needs them; past it each event is looked at
+ * once: look-alike deltas by their shape (event-shape.ts: a 64 MiB burst at ~730 MB/s), others parsed.
  */
 export const STREAM_BACKLOG_BYTES = 4 * 1024 * 1024;
 
