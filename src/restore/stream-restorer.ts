@@ -61,6 +61,7 @@ export function createStreamRestorer(set: SecretSet, adapter: StreamAdapter, sta
   };
 
   const shapes = new EventShapes();
+  let parsedDeltas = 0;
   /** Another of a run of look-alike deltas of a known stream, accounted without a parse (event-shape.ts): its end, or -1. */
   const skip = (region: Buffer, at: number): number => {
     const m = shapes.matchAt(region, at);
@@ -90,7 +91,8 @@ export function createStreamRestorer(set: SecretSet, adapter: StreamAdapter, sta
     }
     const ends = adapter.ends(ev.name, obj, text);
     if (ends !== undefined) endStreams(ends);
-    else if (fields.length === 1 && opens.length === 0 && ev.data.buffer === block.buffer) learnShape(block, ev.data, fields[0] as DeltaField);
+    // Learning a shape costs a scan: worth it once a run of deltas is being read, not for the first few.
+    else if (fields.length === 1 && opens.length === 0 && ++parsedDeltas > SHAPE_AFTER && ev.data.buffer === block.buffer) learnShape(block, ev.data, fields[0] as DeltaField);
   };
   /** Remembers a plain one-delta event's bytes around its delta string. */
   const learnShape = (block: Buffer, data: Buffer, field: DeltaField): void => {
@@ -263,6 +265,9 @@ export function createStreamRestorer(set: SecretSet, adapter: StreamAdapter, sta
     },
   };
 }
+
+/** Delta events read by parsing before their shapes are learned (a short read never pays for learning). */
+const SHAPE_AFTER = 8;
 
 const EMPTY = Buffer.alloc(0);
 const NONE: ReadonlySet<string> = new Set();
