@@ -6,7 +6,7 @@
 
 import { PLACEHOLDER_FIRST_BYTE } from '../redact/placeholder.ts';
 import type { SecretSet } from '../redact/secret-set.ts';
-import { createJsonLexer } from './json-lexer.ts';
+import { createJsonLexer, type JsonLexer } from './json-lexer.ts';
 import { restoreBytes, type RestoreStats } from './restore-bytes.ts';
 
 /**
@@ -28,7 +28,9 @@ export interface ChunkTransform {
  * when its first non-blank byte is `{` or `[` and it stays valid; prose otherwise, restored raw).
  */
 export function createBodyRestorer(set: SecretSet, mode: 'json' | 'text', stats: RestoreStats): ChunkTransform {
-  const lexer = createJsonLexer(mode === 'json' ? 'value' : 'structured');
+  // Created when first needed: a clean JSON body never pays for it.
+  let made: JsonLexer | undefined;
+  const lexer = (): JsonLexer => (made ??= createJsonLexer(mode === 'json' ? 'value' : 'structured'));
   /** Unread chunks, from `head` on; the first one is read from `headAt`. */
   const unread: Buffer[] = [];
   let head = 0;
@@ -44,7 +46,8 @@ export function createBodyRestorer(set: SecretSet, mode: 'json' | 'text', stats:
     while (lexed < target) {
       const b = unread[head] as Buffer;
       const n = Math.min(b.length - headAt, target - lexed);
-      if (!lexer.isProse) lexer.advance(b, headAt, headAt + n);
+      const l = lexer();
+      if (!l.isProse) l.advance(b, headAt, headAt + n);
       headAt += n;
       lexed += n;
       unreadBytes -= n;
@@ -61,7 +64,7 @@ export function createBodyRestorer(set: SecretSet, mode: 'json' | 'text', stats:
 
   const keep = (chunk: Buffer): void => {
     received += chunk.length;
-    if (lexer.isProse) {
+    if (made?.isProse === true) {
       // Prose never turns back into JSON: nothing left to read.
       lexed = received;
       unread.length = 0;
@@ -74,7 +77,7 @@ export function createBodyRestorer(set: SecretSet, mode: 'json' | 'text', stats:
     unreadBytes += chunk.length;
     // A text body is read up to its first non-blank byte at once (never past it: a placeholder after
     // it still needs the state right at it): prose then needs nothing kept.
-    if (lexer.isUndecided) {
+    if (mode === 'text' && lexer().isUndecided) {
       let i = 0;
       while (i < chunk.length && isBlank(chunk[i] as number)) i++;
       lexTo(received - chunk.length + Math.min(i + 1, chunk.length));
@@ -89,7 +92,8 @@ export function createBodyRestorer(set: SecretSet, mode: 'json' | 'text', stats:
       (pos) => {
         if (held && pos === 0) return carryDepth;
         lexTo(dataStart + pos + 1);
-        return lexer.isProse ? 0 : lexer.depth();
+        const l = lexer();
+        return l.isProse ? 0 : l.depth();
       },
       stats,
       !final,
