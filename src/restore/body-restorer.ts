@@ -28,98 +28,111 @@ export interface ChunkTransform {
  * when its first non-blank byte is `{` or `[` and it stays valid; prose otherwise, restored raw).
  */
 export function createBodyRestorer(set: SecretSet, mode: 'json' | 'text', stats: RestoreStats): ChunkTransform {
-  // Created when first needed: a clean JSON body never pays for it.
-  let made: JsonLexer | undefined;
-  const lexer = (): JsonLexer => (made ??= createJsonLexer(mode === 'json' ? 'value' : 'structured'));
-  /** Unread chunks, from `head` on; the first one is read from `headAt`. */
-  const unread: Buffer[] = [];
-  let head = 0;
-  let headAt = 0;
-  let unreadBytes = 0;
-  /** Stream offsets: bytes received, and bytes the lexer has read. */
-  let received = 0;
-  let lexed = 0;
-  let carry: Buffer | undefined;
-  let carryDepth = 0;
+  return new BodyRestorer(set, mode, stats);
+}
 
-  const lexTo = (target: number): void => {
-    while (lexed < target) {
-      const b = unread[head] as Buffer;
-      const n = Math.min(b.length - headAt, target - lexed);
-      const l = lexer();
-      if (!l.isProse) l.advance(b, headAt, headAt + n);
-      headAt += n;
-      lexed += n;
-      unreadBytes -= n;
-      if (headAt === b.length) {
-        unread[head++] = EMPTY;
-        headAt = 0;
+/** A class, not closures: one object per response, its methods shared (a clean body costs ~nothing). */
+class BodyRestorer implements ChunkTransform {
+  /** Created when first needed: a clean JSON body never pays for it. */
+  private made: JsonLexer | undefined;
+  /** Unread chunks, from `head` on; the first one is read from `headAt`. */
+  private unread: Buffer[] = [];
+  private head = 0;
+  private headAt = 0;
+  private unreadBytes = 0;
+  /** Stream offsets: bytes received, and bytes the lexer has read. */
+  private received = 0;
+  private lexed = 0;
+  private carry: Buffer | undefined;
+  private carryDepth = 0;
+
+  constructor(
+    private readonly set: SecretSet,
+    private readonly mode: 'json' | 'text',
+    private readonly stats: RestoreStats,
+  ) {}
+
+  push(chunk: Buffer): Buffer[] {
+    this.keep(chunk);
+    if (this.carry === undefined && chunk.indexOf(PLACEHOLDER_FIRST_BYTE) === -1) {
+      if (this.unreadBytes > LEX_BACKLOG_BYTES) this.lexTo(this.received);
+      return [chunk];
+    }
+    const data = this.carry === undefined ? chunk : Buffer.concat([this.carry, chunk]);
+    return this.process(data, this.received - data.length, false);
+  }
+
+  end(): Buffer[] {
+    if (this.carry === undefined) return [];
+    const data = this.carry;
+    return this.process(data, this.received - data.length, true);
+  }
+
+  private lexer(): JsonLexer {
+    return (this.made ??= createJsonLexer(this.mode === 'json' ? 'value' : 'structured'));
+  }
+
+  private lexTo(target: number): void {
+    while (this.lexed < target) {
+      const b = this.unread[this.head] as Buffer;
+      const n = Math.min(b.length - this.headAt, target - this.lexed);
+      const l = this.lexer();
+      if (!l.isProse) l.advance(b, this.headAt, this.headAt + n);
+      this.headAt += n;
+      this.lexed += n;
+      this.unreadBytes -= n;
+      if (this.headAt === b.length) {
+        this.unread[this.head++] = EMPTY;
+        this.headAt = 0;
       }
     }
-    if (head > 64 && head * 2 > unread.length) {
-      unread.splice(0, head);
-      head = 0;
+    if (this.head > 64 && this.head * 2 > this.unread.length) {
+      this.unread.splice(0, this.head);
+      this.head = 0;
     }
-  };
+  }
 
-  const keep = (chunk: Buffer): void => {
-    received += chunk.length;
-    if (made?.isProse === true) {
+  private keep(chunk: Buffer): void {
+    this.received += chunk.length;
+    if (this.made?.isProse === true) {
       // Prose never turns back into JSON: nothing left to read.
-      lexed = received;
-      unread.length = 0;
-      head = 0;
-      headAt = 0;
-      unreadBytes = 0;
+      this.lexed = this.received;
+      this.unread = [];
+      this.head = 0;
+      this.headAt = 0;
+      this.unreadBytes = 0;
       return;
     }
-    unread.push(chunk);
-    unreadBytes += chunk.length;
+    this.unread.push(chunk);
+    this.unreadBytes += chunk.length;
     // A text body is read up to its first non-blank byte at once (never past it: a placeholder after
     // it still needs the state right at it): prose then needs nothing kept.
-    if (mode === 'text' && lexer().isUndecided) {
+    if (this.mode === 'text' && this.lexer().isUndecided) {
       let i = 0;
       while (i < chunk.length && isBlank(chunk[i] as number)) i++;
-      lexTo(received - chunk.length + Math.min(i + 1, chunk.length));
+      this.lexTo(this.received - chunk.length + Math.min(i + 1, chunk.length));
     }
-  };
+  }
 
-  const process = (data: Buffer, dataStart: number, final: boolean): Buffer[] => {
-    const held = carry !== undefined;
+  private process(data: Buffer, dataStart: number, final: boolean): Buffer[] {
+    const held = this.carry !== undefined;
     const r = restoreBytes(
-      set,
+      this.set,
       data,
       (pos) => {
-        if (held && pos === 0) return carryDepth;
-        lexTo(dataStart + pos + 1);
-        const l = lexer();
+        if (held && pos === 0) return this.carryDepth;
+        this.lexTo(dataStart + pos + 1);
+        const l = this.lexer();
         return l.isProse ? 0 : l.depth();
       },
-      stats,
+      this.stats,
       !final,
     );
-    carry = r.heldFrom === -1 ? undefined : Buffer.from(data.subarray(r.heldFrom));
-    carryDepth = r.heldDepth;
-    if (unreadBytes > LEX_BACKLOG_BYTES) lexTo(received);
+    this.carry = r.heldFrom === -1 ? undefined : Buffer.from(data.subarray(r.heldFrom));
+    this.carryDepth = r.heldDepth;
+    if (this.unreadBytes > LEX_BACKLOG_BYTES) this.lexTo(this.received);
     return r.parts;
-  };
-
-  return {
-    push(chunk) {
-      keep(chunk);
-      if (carry === undefined && chunk.indexOf(PLACEHOLDER_FIRST_BYTE) === -1) {
-        if (unreadBytes > LEX_BACKLOG_BYTES) lexTo(received);
-        return [chunk];
-      }
-      const data = carry === undefined ? chunk : Buffer.concat([carry, chunk]);
-      return process(data, received - data.length, false);
-    },
-    end() {
-      if (carry === undefined) return [];
-      const data = carry;
-      return process(data, received - data.length, true);
-    },
-  };
+  }
 }
 
 const EMPTY = Buffer.alloc(0);
