@@ -39,6 +39,22 @@ function withPlaceholders(text: string): string {
     .replaceAll('{\\"city\\":\\"Paris\\"}', `{\\"city\\":\\"${W}\\"}`);
 }
 
+/** String content of `s` as it stands inside a JSON string literal. */
+const esc = (s: string): string => JSON.stringify(s).slice(1, -1);
+
+/** Lexer-hostile placeholders in a captured transcript: text that starts with `[` and holds quotes, tool arguments whose string holds JSON text. */
+function withHostilePlaceholders(text: string): string {
+  const args = JSON.stringify({ city: JSON.stringify({ k: W }) });
+  const cut = args.indexOf(W) + 4;
+  return text
+    .replaceAll('"MOCK_ECHO: H"', `"${esc(`[note: "${W.slice(0, 9)}`)}"`)
+    .replaceAll('"ello there"', `"${esc(`${W.slice(9)} "q" ${P}`)}"`)
+    .replaceAll('MOCK_ECHO: Hello there', esc(`[note: "${W} "q" ${P}`))
+    .replaceAll('{\\"city\\":\\"Par"', `${esc(args.slice(0, cut))}"`)
+    .replaceAll('"is\\"}"', `"${esc(args.slice(cut))}"`)
+    .replaceAll('{\\"city\\":\\"Paris\\"}', esc(args));
+}
+
 describe('SSE restore of the captured wire transcripts', () => {
   const files = readdirSync(FIXTURES).filter((f) => f.startsWith('sse-'));
   it('has all six captures', () => expect(files.length).toBe(6));
@@ -71,6 +87,27 @@ describe('SSE restore of the captured wire transcripts', () => {
           else expect(JSON.parse(copy)).toEqual({ city: WEIRD });
         }
         expect(after.copies.length).toBe(before.copies.length);
+        expect(stats.misses).toBe(0);
+      });
+
+      it(`${file} restores prose that starts with \`[\` and JSON text inside tool arguments at their depth (${split.name})`, () => {
+        const input = withHostilePlaceholders(original);
+        expect(input).not.toBe(original);
+        const { out, stats } = restore(adapter, Buffer.from(input), split);
+        expect(out).not.toContain('~ficta_');
+        const city = (args: string): string => JSON.parse(JSON.parse(args).city).k;
+        const before = collect(original);
+        const after = collect(out);
+        for (const [key, value] of before.streams) {
+          const got = after.streams.get(key) as string;
+          if (value === 'MOCK_ECHO: Hello there') expect(got).toBe(`[note: "${WEIRD} "q" ${PLAIN}`);
+          else if (value === '{"city":"Paris"}') expect(city(got)).toBe(WEIRD);
+          else expect(got).toBe(value);
+        }
+        for (const copy of after.copies) {
+          if (copy.startsWith('[')) expect(copy).toBe(`[note: "${WEIRD} "q" ${PLAIN}`);
+          else expect(city(copy)).toBe(WEIRD);
+        }
         expect(stats.misses).toBe(0);
       });
     }
