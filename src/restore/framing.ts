@@ -34,6 +34,12 @@ export interface Framing {
   /** Offset just past the last event that ends in region[from, to), or -1. */
   lastEventEnd(region: Buffer, from: number, to: number): number;
   read(block: Buffer): FramedEvent;
+  /**
+   * Whether a value restored raw (string depth 0, outside any JSON string) reaches the client exactly
+   * when written into an event's data: SSE data cannot hold a CR, an NDJSON line neither CR nor LF.
+   * When it cannot, the placeholder stays and counts as a miss (an exact placeholder beats a wrong value).
+   */
+  carries(value: Buffer): boolean;
 }
 
 /** Applies sorted, non-overlapping edits to `buf`, where edit offsets are `buf` offsets minus `base`. */

@@ -96,6 +96,8 @@ export function createJsonSeqFraming(maxEventBytes: number): Framing {
     nextEventEnd: (region) => region.length,
     lastEventEnd: (region, _from, to) => (to === region.length ? to : -1),
     read: readElement,
+    // Elements are cut by JSON structure, not by lines: any bytes reach the client as they are.
+    carries: () => true,
   };
 
   /** The closing quote of the string being skipped in chunk[i, end), or -1 (then `escaped` says whether the next byte is). */

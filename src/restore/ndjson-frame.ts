@@ -43,6 +43,8 @@ export function createNdjsonFraming(maxEventBytes: number): Framing {
       return lf < from ? -1 : lf + 1;
     },
     read: readLine,
+    // A raw value with a line break would cut its line in two (and readers split on CR too).
+    carries: (value) => value.indexOf(LF) === -1 && value.indexOf(CR) === -1,
   };
 }
 

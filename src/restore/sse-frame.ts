@@ -159,6 +159,8 @@ export function createSseFraming(maxEventBytes: number): Framing {
     },
     lastEventEnd: (region, from, to) => lastEventEnd(region, from, to),
     read: readSseEvent,
+    // Every CR in data ends a line (the client would read LF): a value holding one cannot arrive exactly.
+    carries: (value) => value.indexOf(CR) === -1,
   };
 }
 
@@ -270,15 +272,15 @@ function rewriteLine(block: Buffer, start: number, end: number, edits: readonly 
   if (edits.length === 0) return block;
   const mapped = edits.map((e): Edit => {
     if (e.end > end - start) throw new FictaError('FICTA_RESTORE_INTERNAL', 'restore: an edit lies past the SSE data');
-    return { start: e.start + start, end: e.end + start, bytes: splitLines(e.bytes, block, end) };
+    return { start: e.start + start, end: e.end + start, bytes: lineBytes(e.bytes, block, e.start === 0 ? start : -1, end) };
   });
   return applyEdits(block, mapped);
 }
 
 /**
- * Applies data-offset edits to the block. A replacement that holds line breaks (a raw value restored
- * into non-JSON data) is split into further `data:` lines with the block's own line ending, as the
- * SSE spec reads them back (CR, LF and CRLF each end a line; the client sees LF).
+ * Applies data-offset edits to the block. A replacement that holds LF (a raw value restored into
+ * non-JSON data) is split into further `data:` lines with the block's own line ending: the client
+ * joins data lines with LF, so it reads the value exactly. A CR never gets here (see `carries`).
  */
 function rewriteLines(block: Buffer, l: DataLines, edits: readonly Edit[]): Buffer {
   if (edits.length === 0) return block;
@@ -294,25 +296,30 @@ function rewriteLines(block: Buffer, l: DataLines, edits: readonly Edit[]): Buff
     const len = (ends[k] as number) - (starts[k] as number);
     if (e.end - dataStart > len) throw new FictaError('FICTA_RESTORE_INTERNAL', 'restore: an edit crossed an SSE data line');
     const at = (starts[k] as number) - dataStart;
-    mapped.push({ start: e.start + at, end: e.end + at, bytes: splitLines(e.bytes, block, ends[k] as number) });
+    mapped.push({ start: e.start + at, end: e.end + at, bytes: lineBytes(e.bytes, block, e.start === dataStart ? (starts[k] as number) : -1, ends[k] as number) });
   }
   return applyEdits(block, mapped);
 }
 
-/** `bytes` with every CR, LF or CRLF turned into a line end (as the block's line at `lineEnd` uses) and `data: `. */
-function splitLines(bytes: Buffer, block: Buffer, lineEnd: number): Buffer {
-  if (bytes.indexOf(LF) === -1 && bytes.indexOf(CR) === -1) return bytes;
+/**
+ * `bytes` as they must stand in a data line ending at `lineEnd`: every LF turned into a line end (the
+ * block's own) followed by `data: `; and, when they start the line's value (`valueStart`, else -1) right
+ * after `data:` with no space, a leading space doubled (a reader drops one space after the colon).
+ */
+function lineBytes(bytes: Buffer, block: Buffer, valueStart: number, lineEnd: number): Buffer {
+  if (bytes.indexOf(CR) !== -1) throw new FictaError('FICTA_RESTORE_INTERNAL', 'restore: a CR was to be written into SSE data');
+  const lead = valueStart !== -1 && bytes[0] === SPACE && block[valueStart - 1] === COLON ? SPACE_BYTE : undefined;
+  if (bytes.indexOf(LF) === -1) return lead === undefined ? bytes : Buffer.concat([lead, bytes]);
   const eol = block[lineEnd] === CR ? (block[lineEnd + 1] === LF ? '\r\n' : '\r') : '\n';
   const joiner = Buffer.from(`${eol}data: `, 'latin1');
-  const parts: Buffer[] = [];
+  const parts: Buffer[] = lead === undefined ? [] : [lead];
   let at = 0;
-  for (let i = 0; i < bytes.length; i++) {
-    const b = bytes[i];
-    if (b !== LF && b !== CR) continue;
+  for (let i = bytes.indexOf(LF); i !== -1; i = bytes.indexOf(LF, at)) {
     parts.push(bytes.subarray(at, i), joiner);
-    if (b === CR && bytes[i + 1] === LF) i++;
     at = i + 1;
   }
   parts.push(bytes.subarray(at));
   return Buffer.concat(parts);
 }
+
+const SPACE_BYTE = Buffer.from(' ', 'latin1');

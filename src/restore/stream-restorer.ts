@@ -163,7 +163,7 @@ export function createStreamRestorer(set: SecretSet, adapter: StreamAdapter, sta
       out.push(block);
       return;
     }
-    const edits = placeholderEdits(set, ev.data, scan.tildes, scan.depths, stats);
+    const edits = placeholderEdits(set, framing, ev.data, scan.tildes, scan.depths, stats);
     const copyEdits = copies.length === 0 ? edits : groupCopies(ev.data, edits, copies, copyWatch);
     const deltaEdits: Edit[] = [];
     const inEvent = ends === undefined ? NONE : new Set(fields.map((f) => f.key));
@@ -190,7 +190,7 @@ export function createStreamRestorer(set: SecretSet, adapter: StreamAdapter, sta
   /** Restores whole placeholders anywhere in the data (no delta semantics). */
   const rewriteWhole = (ev: FramedEvent, data: Buffer, json: boolean): Buffer => {
     const scan = scanEvent(data, json, NO_WATCH);
-    return ev.rewrite(placeholderEdits(set, data, scan.tildes, scan.depths, stats));
+    return ev.rewrite(placeholderEdits(set, framing, data, scan.tildes, scan.depths, stats));
   };
 
   /** Folds the edits inside each copy into one edit of the whole copy, as the sink decides. */
@@ -293,8 +293,11 @@ function parseObject(text: string): Record<string, unknown> | undefined {
   return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 }
 
-/** Edits restoring each whole placeholder at `tildes` (depths from the scan; negative: unknown, not restored). */
-function placeholderEdits(set: SecretSet, data: Buffer, tildes: readonly number[], depths: readonly number[], stats: RestoreStats): Edit[] {
+/**
+ * Edits restoring each whole placeholder at `tildes` (depths from the scan; negative: unknown, not
+ * restored). A raw value the framing cannot carry exactly stays a placeholder too (a miss).
+ */
+function placeholderEdits(set: SecretSet, framing: Framing, data: Buffer, tildes: readonly number[], depths: readonly number[], stats: RestoreStats): Edit[] {
   const edits: Edit[] = [];
   let after = 0;
   for (let k = 0; k < tildes.length; k++) {
@@ -310,7 +313,12 @@ function placeholderEdits(set: SecretSet, data: Buffer, tildes: readonly number[
       stats.misses++;
       continue;
     }
-    edits.push({ start: i, end: i + PLACEHOLDER_LENGTH, bytes: set.valueBytes(secret, depth) });
+    const value = set.valueBytes(secret, depth);
+    if (depth === 0 && !framing.carries(value)) {
+      stats.misses++;
+      continue;
+    }
+    edits.push({ start: i, end: i + PLACEHOLDER_LENGTH, bytes: value });
     bump(stats.restores, secret);
     after = i + PLACEHOLDER_LENGTH;
   }

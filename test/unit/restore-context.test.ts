@@ -20,10 +20,12 @@ import { createFrameStripper, mayHoldFrame } from '../../src/watermark/strip.ts'
 const PLAIN = 'sk-ant-api03-AbCdEfGhIjKlMnOp';
 const WEIRD = 'pa"ss\\wörd\n-x1 🔑';
 const LINES = 'line1\r\nline2\rline3\nend';
-const set = testSet({ PLAIN, WEIRD, LINES });
+const LF_LINES = 'line1\nline2\n\nend\n';
+const set = testSet({ PLAIN, WEIRD, LINES, LF_LINES });
 const P = ph(set, PLAIN);
 const W = ph(set, WEIRD);
 const L = ph(set, LINES);
+const F = ph(set, LF_LINES);
 
 function sse(adapter: StreamAdapter, input: string, split: Split = splits()[0]!): { out: string; misses: number } {
   const stats = createRestoreStats();
@@ -162,11 +164,24 @@ describe('stream edge cases', () => {
     }
   });
 
-  it('keeps SSE framing when a value with CR/LF is restored into non-JSON data on a generic route', () => {
-    const input = `data: token ${L} after\n\ndata: second\r\n\r\n: comment\n\ndata: ${L}\ndata: tail\n\n`;
+  it('keeps SSE framing when a value with LF is restored into non-JSON data on a generic route (further data: lines)', () => {
+    const input = `data: token ${F} after\n\ndata: second\r\n\r\n: comment\n\ndata: ${F}\ndata: tail\n\n`;
     for (const split of splits()) {
-      const events = parseSse(sse(generic, input, split).out);
-      expect(events.map((e) => e.data)).toEqual([`token ${LINES.replace(/\r\n|\r/g, '\n')} after`, 'second', `${LINES.replace(/\r\n|\r/g, '\n')}\ntail`]);
+      const { out, misses } = sse(generic, input, split);
+      expect(parseSse(out).map((e) => e.data)).toEqual([`token ${LF_LINES} after`, 'second', `${LF_LINES}\ntail`]);
+      expect(misses).toBe(0);
+    }
+  });
+
+  it('leaves a value with CR or CRLF as its placeholder in non-JSON data (SSE cannot carry a CR), counting a miss', () => {
+    const input = `data: token ${L} after\n\ndata: {"in":"json ${L}"}\n\n`;
+    for (const split of splits()) {
+      const { out, misses } = sse(generic, input, split);
+      const events = parseSse(out).map((e) => e.data);
+      expect(events[0]).toBe(`token ${L} after`);
+      // Inside a JSON string the value is escaped, so it is restored there.
+      expect(JSON.parse(events[1] as string).in).toBe(`json ${LINES}`);
+      expect(misses).toBe(1);
     }
   });
 

@@ -240,6 +240,46 @@ describe('SSE framing details', () => {
     expect(out.endsWith('data: [DONE]\n\n')).toBe(true);
   });
 
+  describe('raw values in plain-text data (the client joins data lines with LF)', () => {
+    const LEAD = ' lead-space-value';
+    const LINES = 'two\nlines\n';
+    const CR = 'has\rcr-value';
+    const CRLF = 'has\r\ncrlf-value';
+    const raw = testSet({ LEAD, LINES, CR, CRLF });
+    const run = (body: string, split = splits()[0]!): { data: string[]; out: string; misses: number } => {
+      const stats = createRestoreStats();
+      const out = runThrough(() => createSseRestorer(raw, generic, stats, { maxEventBytes: 1 << 20 }), Buffer.from(body), split).toString('utf8');
+      return { data: parseSse(out).map((e) => e.data), out, misses: stats.misses };
+    };
+
+    it('restores a value with LF as further data: lines in the block\'s own line ending', () => {
+      for (const eol of ['\n', '\r\n', '\r']) {
+        for (const split of splits(3)) {
+          const { data, misses } = run(`data: a ${ph(raw, LINES)} b${eol}data: ${ph(raw, LINES)}${eol}${eol}`, split);
+          expect(data).toEqual([`a ${LINES} b\n${LINES}`]);
+          expect(misses).toBe(0);
+        }
+      }
+    });
+
+    it('leaves a value holding CR or CRLF as its placeholder and counts a miss (SSE data cannot carry CR)', () => {
+      for (const value of [CR, CRLF]) {
+        const body = `data: see ${ph(raw, value)} and ${ph(raw, LINES)}\n\n`;
+        const { data, misses } = run(body);
+        expect(data).toEqual([`see ${ph(raw, value)} and ${LINES}`]);
+        expect(misses).toBe(1);
+      }
+    });
+
+    it('keeps a value\'s leading space when the placeholder starts a data: line written without one', () => {
+      for (const body of [`data:${ph(raw, LEAD)}\n\n`, `data: ${ph(raw, LEAD)}\n\n`, `data:x\ndata:${ph(raw, LEAD)}\n\n`]) {
+        const { data } = run(body);
+        expect(data[0]?.endsWith(LEAD)).toBe(true);
+        expect(data[0]?.replace(LEAD, '')).toBe(body.startsWith('data:x') ? 'x\n' : '');
+      }
+    });
+  });
+
   it('restores an upper-cased placeholder (models sometimes change case)', () => {
     const body = `data: {"choices":[{"index":0,"delta":{"content":"${P.toUpperCase()}"}}]}\n\n`;
     const { out } = restore(openaiChat, Buffer.from(body));

@@ -89,6 +89,18 @@ describe('stream restore over NDJSON lines', () => {
     const input = ndjson('no placeholders here {"a": 1}', 3).replaceAll(W, 'x');
     for (const split of splits()) expect(restore(input, split)).toBe(input);
   });
+
+  it('leaves a raw value with a line break in a text line as its placeholder (it would cut the line), counting a miss', () => {
+    // WEIRD holds LF: restored raw into a non-JSON line it would make two lines of one.
+    const input = `plain ${W} and ${P}\n{"message":{"content":"${W}"}}\n`;
+    const stats = createRestoreStats();
+    const out = runThrough(() => createStreamRestorer(set, ndjsonAdapter, stats, createNdjsonFraming(1 << 20)), Buffer.from(input), splits()[0]!).toString('utf8');
+    const lines = out.split('\n');
+    expect(lines[0]).toBe(`plain ${W} and ${PLAIN}`);
+    expect(JSON.parse(lines[1] as string).message.content).toBe(WEIRD);
+    expect(lines.length).toBe(3);
+    expect(stats.misses).toBe(1);
+  });
 });
 
 describe('stream restore over a streamed JSON array', () => {
@@ -158,7 +170,9 @@ describe('SSE framing', () => {
     expect(ev.name).toBe('big');
     const data = ev.data as Buffer;
     const at = data.indexOf(P);
-    const out = ev.rewrite([{ start: at, end: at + P.length, bytes: Buffer.from('A\r\nB') }]).toString();
+    const out = ev.rewrite([{ start: at, end: at + P.length, bytes: Buffer.from('A\nB') }]).toString();
     expect(out).toBe(block.toString().replace(`data: ${P}\n`, 'data: A\ndata: B\n'));
+    // A CR has no form in SSE data: the restorer never asks for one (Framing.carries), and a rewrite refuses it.
+    expect(() => ev.rewrite([{ start: at, end: at + P.length, bytes: Buffer.from('A\r\nB') }])).toThrow(/CR/);
   });
 });
