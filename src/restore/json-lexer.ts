@@ -9,11 +9,16 @@
 // level becomes prose for the rest of its string, and its children are dropped. A prose level costs
 // nothing: level 0 skips a prose string with one `indexOf` per quote.
 //
-// Limits and leniencies (the same on every path, so chunking never changes an answer):
+// Strictness. Text that may or may not be JSON (every nested level, and a level 0 that starts
+// `structured`) is held to RFC 8259 in full: a raw control character (below 0x20) inside a string
+// and an invalid escape anywhere (keys and prose strings included) are violations. A level 0 that
+// starts `value` reads what the provider declared JSON (or JSON.parse already accepted), so there
+// only the backslash parity of strings whose content is not lexed matters, and raw control
+// characters are taken as content: its strings are skipped with one search per quote.
+//
+// Limits (the same on every path, so chunking never changes an answer):
 // - MAX_STRING_DEPTH levels are followed; a string at the last level whose content starts like JSON
 //   makes every position inside it DEPTH_UNKNOWN (callers fail closed: no restore).
-// - Escapes are validated only in strings whose content is being lexed; inside prose strings only
-//   the backslash parity matters. Raw control characters inside strings are not checked.
 // - A decoded non-ASCII character reaches a child as one byte 0x80 (only ASCII shapes JSON).
 // - Object keys are strings at their level but never JSON text: their content is not lexed.
 
@@ -98,12 +103,15 @@ export class JsonLexer {
   hooks: LexerHooks | null = null;
   /** Level 0's fast paths through string content. */
   private readonly search = new ByteSearch();
+  /** Held to the full grammar in strings (see the header): every level but a level 0 that starts `value`. */
+  private readonly strict: boolean;
 
   constructor(
     private readonly start: LexStart,
     readonly level = 0,
   ) {
     this.mode = start === 'value' ? JSON_TEXT : UNDECIDED;
+    this.strict = start === 'structured';
   }
 
   /** True once this level can never be JSON text again (nothing left to lex). */
@@ -169,7 +177,13 @@ export class JsonLexer {
       if (this.mode >= PROSE) return;
       if (this.tok === T_STRING && this.mode === JSON_TEXT) {
         const decoding = !this.opaque && (this.child as JsonLexer).mode !== PROSE;
-        if (this.esc === 0) {
+        if (this.esc === 0 && this.strict) {
+          // Every byte is looked at: a quote, a backslash or a control character is the next to feed.
+          const s = plainEnd(buf, i, to);
+          if (decoding && s > i) (this.child as JsonLexer).feedRun(buf, i, s);
+          i = s;
+          if (i >= to) return;
+        } else if (this.esc === 0) {
           if (!decoding) {
             const q = this.search.closingQuote(buf, i, to);
             if (q < 0) {
@@ -185,7 +199,7 @@ export class JsonLexer {
               if (i >= to) return;
             }
           }
-        } else if (!decoding) {
+        } else if (!decoding && !this.strict) {
           // Inside prose only the parity of backslashes matters: the escaped byte is plain content.
           this.esc = 0;
           i++;
@@ -215,9 +229,13 @@ export class JsonLexer {
         if (this.level >= MAX_STRING_DEPTH) return;
         if (this.tok === T_STRING && this.esc === 0) {
           const c = this.child as JsonLexer;
+          // A run holds no quote and no backslash; a strict level still looks for control characters.
+          const stop = this.strict ? plainEnd(buf, i, to) : to;
           // Recursion bounded by MAX_STRING_DEPTH: one call per level.
-          if (!this.opaque && c.mode !== PROSE) c.feedRun(buf, i, to);
-          return;
+          if (stop > i && !this.opaque && c.mode !== PROSE) c.feedRun(buf, i, stop);
+          if (stop === to) return;
+          // A raw control character: fed below, a violation.
+          i = stop;
         }
       }
       this.feedByte(buf[i] as number);
@@ -247,10 +265,11 @@ export class JsonLexer {
     if (this.esc === 0) {
       if (b === QUOTE) return this.endString();
       if (b === BACKSLASH) this.esc = 1;
+      else if (b < 0x20 && this.strict) return this.violation();
       else if (decoding) c.feedByte(b);
       return;
     }
-    if (!decoding) {
+    if (!decoding && !this.strict) {
       this.esc = 0;
       return;
     }
@@ -263,7 +282,7 @@ export class JsonLexer {
       const out = b < 0x80 ? (ESCAPED[b] as number) : -1;
       if (out < 0) return this.violation();
       this.esc = 0;
-      c.feedByte(out);
+      if (decoding) c.feedByte(out);
       return;
     }
     const h = hexValue(b);
@@ -271,7 +290,7 @@ export class JsonLexer {
     this.hex = (this.hex << 4) | h;
     if (++this.esc === 6) {
       this.esc = 0;
-      c.feedByte(this.hex < 0x80 ? this.hex : 0x80);
+      if (decoding) c.feedByte(this.hex < 0x80 ? this.hex : 0x80);
     }
   }
 
@@ -401,6 +420,15 @@ export class JsonLexer {
     this.mode = PROSE;
     this.tok = T_NONE;
   }
+}
+
+/** The first quote, backslash or control character (below 0x20) in buf[from, to), or `to`. */
+function plainEnd(buf: Buffer, from: number, to: number): number {
+  for (let i = from; i < to; i++) {
+    const b = buf[i] as number;
+    if (b < 0x20 || b === QUOTE || b === BACKSLASH) return i;
+  }
+  return to;
 }
 
 /** A fresh level-0 lexer. */

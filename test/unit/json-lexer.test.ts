@@ -73,6 +73,29 @@ describe('JSON lexer: string depth', () => {
     }
   });
 
+  it('holds text that may be JSON to the full grammar: raw control characters in strings and invalid escapes anywhere are violations', () => {
+    const cases: Array<[string, number]> = [
+      ['["a\tb", "~', 1], // a raw TAB inside a nested string
+      ['{"k": "line\nbreak ~', 1], // a raw LF inside the string the placeholder is in
+      ['["a \\q", "~', 1], // an invalid escape inside a nested prose string
+      ['{"a\\q": "~', 1], // an invalid escape inside a key
+      ['["\\u12g4", "~', 1],
+      ['[\t"ok",\n"~', 2], // blanks between tokens are fine
+      ['["a\\tb \\u00e9", "~', 2], // valid escapes are fine
+    ];
+    for (const [content, want] of cases) {
+      const doc = JSON.stringify({ s: content });
+      expect(depths(doc, 'value'), content).toEqual([want]);
+      for (const piece of [1, 3]) expect(depths(doc, 'value', piece), content).toEqual([want]);
+    }
+    // A body that may be JSON (`structured`) likewise; one declared JSON keeps its own strings as sent.
+    for (const body of ['["a\nb", "~"]', '["a \\q", "~"]', '{"a\\q": 1, "b": "~"}']) {
+      expect(depths(body, 'structured'), body).toEqual([0]);
+      expect(depths(body, 'structured', 1), body).toEqual([0]);
+      expect(depths(body, 'value'), body).toEqual([1]);
+    }
+  });
+
   it('decodes every escape form the nested lexer depends on (\\u escapes build quotes and backslashes)', () => {
     // The string content is `["a", "~` written with \u escapes for its quotes: valid JSON text, depth 2.
     expect(depths('{"s":"[\\u0022a\\u0022, \\u0022~"}', 'value')).toEqual([2]);
@@ -93,7 +116,7 @@ describe('JSON lexer: string depth', () => {
 
   it('gives the same answers however the input is chunked', () => {
     const rand = mulberry32(99);
-    const alphabet = ['{', '}', '[', ']', '"', '\\', ':', ',', ' ', 'a', '1', '~', 'n', 'u', '0', '7', 'e', '\\"', '\\\\', '\\u0022', '\\u005c', 'true', '-'];
+    const alphabet = ['{', '}', '[', ']', '"', '\\', ':', ',', ' ', 'a', '1', '~', 'n', 'u', '0', '7', 'e', '\\"', '\\\\', '\\u0022', '\\u005c', 'true', '-', '\t', '\n', '\\q', '\\t'];
     for (let round = 0; round < 300; round++) {
       let s = '';
       const len = 5 + Math.floor(rand() * 120);
