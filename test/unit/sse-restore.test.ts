@@ -185,6 +185,24 @@ describe('OpenAI-compatible Chat Completions dialects (DESIGN §3)', () => {
   }
 });
 
+describe('Mistral thinking parts: several texts of one stream in one event', () => {
+  it('restores a placeholder split between two thinking texts of one event and across events', () => {
+    const ev = (texts: string[], finish: string | null = null): string =>
+      `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: [{ type: 'thinking', thinking: texts.map((text) => ({ type: 'text', text })) }] }, finish_reason: finish }] })}\n\n`;
+    const body = ev(['plan ', W.slice(0, 5), W.slice(5, 12)]) + ev([W.slice(12), ` then ${P.slice(0, 9)}`]) + ev([P.slice(9)], 'stop') + 'data: [DONE]\n\n';
+    for (const split of splits()) {
+      const { out, stats } = restore(openaiChat, Buffer.from(body), split);
+      let thinking = '';
+      for (const { data } of parseSse(out)) {
+        if (data === '[DONE]') continue;
+        for (const part of JSON.parse(data).choices[0].delta.content ?? []) for (const t of part.thinking) thinking += t.text;
+      }
+      expect(thinking).toBe(`plan ${WEIRD} then ${PLAIN}`);
+      expect(stats.misses).toBe(0);
+    }
+  });
+});
+
 describe('SSE framing details', () => {
   it('handles CRLF line ends, comments and keep-alives, and multi-line data', () => {
     const body =
