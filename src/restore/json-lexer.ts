@@ -14,7 +14,8 @@
 // and an invalid escape anywhere (keys and prose strings included) are violations. A level 0 that
 // starts `value` reads what the provider declared JSON (or JSON.parse already accepted), so there
 // only the backslash parity of strings whose content is not lexed matters, and raw control
-// characters are taken as content: its strings are skipped with one search per quote.
+// characters (invalid JSON) are taken as content, down the levels too: its strings are skipped with
+// one search per quote, and the runs it hands down are not searched again.
 //
 // Limits (the same on every path, so chunking never changes an answer):
 // - MAX_STRING_DEPTH levels are followed; a string at the last level whose content starts like JSON
@@ -221,7 +222,11 @@ export class JsonLexer {
     }
   }
 
-  /** Bytes that hold no quote and no backslash: plain content wherever this level is inside a string. */
+  /**
+   * Bytes that hold no quote, no backslash and no control character: plain content wherever this level
+   * is inside a string. (Level 0 cuts runs at control characters when strict; a level 0 that starts
+   * `value` reads valid JSON, whose strings hold none, and otherwise takes them as sent.)
+   */
   private feedRun(buf: Buffer, from: number, to: number): void {
     for (let i = from; i < to; i++) {
       if (this.mode >= PROSE) return;
@@ -229,13 +234,9 @@ export class JsonLexer {
         if (this.level >= MAX_STRING_DEPTH) return;
         if (this.tok === T_STRING && this.esc === 0) {
           const c = this.child as JsonLexer;
-          // A run holds no quote and no backslash; a strict level still looks for control characters.
-          const stop = this.strict ? plainEnd(buf, i, to) : to;
           // Recursion bounded by MAX_STRING_DEPTH: one call per level.
-          if (stop > i && !this.opaque && c.mode !== PROSE) c.feedRun(buf, i, stop);
-          if (stop === to) return;
-          // A raw control character: fed below, a violation.
-          i = stop;
+          if (!this.opaque && c.mode !== PROSE) c.feedRun(buf, i, to);
+          return;
         }
       }
       this.feedByte(buf[i] as number);
