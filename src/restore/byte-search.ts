@@ -1,6 +1,7 @@
 // The searches that let the JSON lexer skip string content at memory speed: the next quote or
 // backslash (answers cached per buffer, so many small advances over one large buffer search each
-// region once), and the closing quote of a string whose content does not matter (backslash parity).
+// region once), and the closing quote of a string whose content does not matter (backslash parity);
+// and, for strict lexing, the next byte that is not plain string content.
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -87,4 +88,13 @@ export class ByteSearch {
     else this.slashAt = at;
     return at;
   }
+}
+
+/** The first quote, backslash or control character (below 0x20) in buf[from, to), or `to` (byte by byte: no search finds a range). */
+export function plainEnd(buf: Buffer, from: number, to: number): number {
+  for (let i = from; i < to; i++) {
+    const b = buf[i] as number;
+    if (b < 0x20 || b === QUOTE || b === BACKSLASH) return i;
+  }
+  return to;
 }

@@ -23,7 +23,7 @@
 // - A decoded non-ASCII character reaches a child as one byte 0x80 (only ASCII shapes JSON).
 // - Object keys are strings at their level but never JSON text: their content is not lexed.
 
-import { ByteSearch, OPEN_ESCAPED } from './byte-search.ts';
+import { ByteSearch, OPEN_ESCAPED, plainEnd } from './byte-search.ts';
 import { ESCAPED, hexValue, isBlank, literalAt, LITERALS, N_INT, N_MINUS, N_ZERO, NUMBER_BROKEN, numberStep } from './json-grammar.ts';
 
 const QUOTE = 0x22;
@@ -421,15 +421,6 @@ export class JsonLexer {
     this.mode = PROSE;
     this.tok = T_NONE;
   }
-}
-
-/** The first quote, backslash or control character (below 0x20) in buf[from, to), or `to`. */
-function plainEnd(buf: Buffer, from: number, to: number): number {
-  for (let i = from; i < to; i++) {
-    const b = buf[i] as number;
-    if (b < 0x20 || b === QUOTE || b === BACKSLASH) return i;
-  }
-  return to;
 }
 
 /** A fresh level-0 lexer. */
