@@ -330,7 +330,8 @@ function isFieldEdit(e: Edit, watched: readonly WatchedString[]): boolean {
   return watched.some((w) => e.start >= w.start && e.end <= w.end);
 }
 
-function parseObject(text: string): Record<string, unknown> | undefined {
+/** The data as a JSON object, or undefined (anything else is text). */
+export function parseObject(text: string): Record<string, unknown> | undefined {
   // Only objects carry fields: anything else is text, without asking JSON.parse to fail on it.
   let i = 0;
   while (i < text.length && (text.charCodeAt(i) === 0x20 || text.charCodeAt(i) === 0x0a || text.charCodeAt(i) === 0x0d || text.charCodeAt(i) === 0x09)) i++;
@@ -348,7 +349,7 @@ function parseObject(text: string): Record<string, unknown> | undefined {
  * Edits restoring each whole placeholder at `tildes` (depths from the scan; negative: unknown, not
  * restored). A raw value the framing cannot carry exactly stays a placeholder too (a miss).
  */
-function placeholderEdits(set: SecretSet, framing: Framing, data: Buffer, tildes: readonly number[], depths: readonly number[], stats: RestoreStats): Edit[] {
+export function placeholderEdits(set: SecretSet, framing: Pick<Framing, 'carries'>, data: Buffer, tildes: readonly number[], depths: readonly number[], stats: RestoreStats): Edit[] {
   const edits: Edit[] = [];
   let after = 0;
   for (let k = 0; k < tildes.length; k++) {
