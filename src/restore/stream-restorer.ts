@@ -209,8 +209,6 @@ export function createStreamRestorer(set: SecretSet, adapter: StreamAdapter, sta
     }
     const edits = placeholderEdits(set, framing, ev.data, scan.tildes, scan.depths, stats);
     const data = ev.data;
-    copies.forEach((c, i) => callEdits(data, callWatch[i] as WatchedString, { key: c.key, tool: c.tool ?? NO_TOOL, kind: c.json ? 'json' : 'text', copy: true }, edits));
-    sites.forEach((c, i) => callEdits(data, callWatch[copies.length + i] as WatchedString, { key: c.key, tool: c.tool, kind: c.kind, copy: c.key !== undefined }, edits));
     const held = heldEvent(ev, edits);
     const inEvent = ends === undefined ? NONE : new Set(fields.map((f) => f.key));
     const done: DeltaStream[] = [];
@@ -236,9 +234,12 @@ export function createStreamRestorer(set: SecretSet, adapter: StreamAdapter, sta
       const others = watched.filter((o) => o !== w).map((o): [number, number] => [o.start, o.end]);
       s.template = { event: ev, start: w.start, end: w.end, others, edits: edits.filter((e) => !isFieldEdit(e, watched)) };
     });
-    // Calls that end here are decided (their events held so far leave with this one).
+    // Calls that end here are decided (their events held so far leave with this one), before the
+    // copies this event carries, which are decided as their streams were.
     for (const s of done) s.hold?.end(hctx, toolOf(s), complete);
     if (ends !== undefined) applyEnds(ends, inEvent, out, complete);
+    copies.forEach((c, i) => callEdits(data, callWatch[i] as WatchedString, { key: c.key, tool: c.tool ?? NO_TOOL, kind: c.json ? 'json' : 'text', copy: true }, held.edits));
+    sites.forEach((c, i) => callEdits(data, callWatch[copies.length + i] as WatchedString, { key: c.key, tool: c.tool, kind: c.kind, copy: c.key !== undefined }, held.edits));
     if (held.open === 0 && held.edits.length === 0) send(block, out);
     else queue.pushEvent(held, out);
     queue.drain(out);
