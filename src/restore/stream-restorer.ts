@@ -189,7 +189,8 @@ export function createStreamRestorer(set: SecretSet, adapter: StreamAdapter, sta
     const ends = adapter.ends(ev.name, obj, text);
     const watched = fields.map((f) => watch(f.path, true));
     // Tool-call arguments in the event (whole calls, copies of calls) are the sink's: kept out of the scan's `~`.
-    const callWatch = [...copies.map((c) => watch(c.path, true)), ...sites.map((c) => watch(c.path, true, true))];
+    // A copy or call whose arguments are an object (Gemini `args`, Ollama `arguments`) is found as one too.
+    const callWatch = [...copies.map((c) => watch(c.path, true, true)), ...sites.map((c) => watch(c.path, true, true))];
     const scan = scanEvent(ev.data, true, callWatch.length === 0 ? watched : [...watched, ...callWatch]);
     if (watched.some((w) => w.duplicate || w.start === -1) || callWatch.some((w) => w.duplicate)) {
       // Duplicate keys (or a field the lexer did not find): which bytes a client reads is unclear, and
