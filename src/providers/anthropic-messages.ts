@@ -41,6 +41,7 @@ export const anthropicMessages: StreamAdapter = {
     if (Array.isArray(content)) content.forEach((b, i) => blockCall(b, event === BODY ? ['content', i] : ['message', 'content', i], out));
     return out;
   },
+  callHints: ['tool_use"'],
   fails: (event, data) => event === 'error' || data?.type === 'error',
   ends(event, data) {
     if (data === undefined) return event === 'error' ? ALL_KEYS : undefined;

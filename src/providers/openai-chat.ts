@@ -68,6 +68,7 @@ export const openaiChat: StreamAdapter = {
     });
     return out;
   },
+  callHints: ['"tool_calls"', '"function_call"'],
   fails: (_event, data) => data?.error !== undefined && data.error !== null,
   ends(_event, data, rawData) {
     if (data === undefined) return rawData.trim() === '[DONE]' ? ALL_KEYS : undefined;

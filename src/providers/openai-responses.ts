@@ -46,6 +46,7 @@ export const openaiResponses: StreamAdapter = {
     if (data.type === 'response.output_item.added') return itemCall(data.item, ['item'], true);
     return [];
   },
+  callHints: ['_call"'],
   fails: (event, data) => event === 'error' || data?.type === 'error' || data?.type === 'response.failed' || data?.type === 'response.incomplete',
   opens(_event, data) {
     if (data.type !== 'response.output_item.added') return [];

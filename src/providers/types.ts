@@ -77,6 +77,12 @@ export interface StreamAdapter {
    */
   calls?(event: string, data: Record<string, unknown>): ToolCallSite[];
   /**
+   * Byte strings one of which every whole body holding a tool call contains, as providers write it (a type
+   * or key: `tool_use"`). A body holding none of them, and no `\u` escape that could spell one, is not
+   * parsed to look for calls (optional; without it every body with a placeholder is parsed).
+   */
+  readonly callHints?: readonly string[];
+  /**
    * True when this event reports a failure (an `error` event, a failed or cut-off response): streams it
    * ends did not complete, so a tool call in them is failed closed. Optional (default: never).
    */

@@ -15,9 +15,12 @@ import type { RestoreStats } from './restore-bytes.ts';
 import { HELD_TOO_LARGE, type RestoreSink } from './restore-sink.ts';
 import { parseObject, placeholderEdits } from './stream-restorer.ts';
 
-/** A body restorer for `adapter`'s JSON bodies whose tool calls `sink` decides. */
-export function createGuardedBodyRestorer(set: SecretSet, adapter: StreamAdapter, stats: RestoreStats, sink: RestoreSink, limit: number): ChunkTransform {
-  return new GuardedBody(set, adapter, stats, sink, limit);
+/**
+ * A body restorer for `adapter`'s bodies whose tool calls `sink` decides: `json` (declared JSON) or `text`
+ * (JSON only when it starts like it), as createBodyRestorer.
+ */
+export function createGuardedBodyRestorer(set: SecretSet, mode: 'json' | 'text', adapter: StreamAdapter, stats: RestoreStats, sink: RestoreSink, limit: number): ChunkTransform {
+  return new GuardedBody(set, mode, adapter, stats, sink, limit);
 }
 
 class GuardedBody implements ChunkTransform {
@@ -31,6 +34,7 @@ class GuardedBody implements ChunkTransform {
 
   constructor(
     private readonly set: SecretSet,
+    private readonly mode: 'json' | 'text',
     private readonly adapter: StreamAdapter,
     private readonly stats: RestoreStats,
     private readonly sink: RestoreSink,
@@ -68,7 +72,7 @@ class GuardedBody implements ChunkTransform {
     const doc = this.kept.length === 1 ? (this.kept[0] as Buffer) : Buffer.concat(this.kept, this.keptBytes);
     this.kept = undefined;
     // Nothing before heldFrom changes: it holds no placeholder.
-    return [restoreDocument(this.set, this.adapter, this.stats, this.sink, doc).subarray(this.heldFrom)];
+    return [restoreDocument(this.set, this.adapter, this.stats, this.sink, doc, this.mode === 'json').subarray(this.heldFrom)];
   }
 
   private withheld(bytes: Buffer): Buffer {
@@ -78,14 +82,17 @@ class GuardedBody implements ChunkTransform {
 }
 
 /**
- * Restores one whole JSON document: the tool calls the adapter declares in it through the sink, every
- * other placeholder at its string depth. A duplicate key on a call's path fails the document closed.
+ * Restores one whole document (`json`: declared JSON): the tool calls the adapter declares in it through
+ * the sink, every other placeholder at its string depth. A duplicate key on a call's path fails the
+ * document closed.
  */
-export function restoreDocument(set: SecretSet, adapter: StreamAdapter, stats: RestoreStats, sink: RestoreSink, doc: Buffer): Buffer {
-  const obj = parseObject(doc.toString('utf8'));
+export function restoreDocument(set: SecretSet, adapter: StreamAdapter, stats: RestoreStats, sink: RestoreSink, doc: Buffer, json: boolean): Buffer {
+  const obj = mayHoldCall(adapter, doc) ? parseObject(doc.toString('utf8')) : undefined;
   const sites = obj === undefined ? [] : (adapter.calls?.(BODY, obj) ?? []);
   const watched = sites.map((c) => watch(c.path, true, true));
-  const scan = scanEvent(doc, obj !== undefined, watched);
+  // Declared JSON is read as any JSON value; text is JSON only when it starts like it (as the body restorer reads them).
+  const scan = scanEvent(doc, json || obj !== undefined, watched);
+  // A body that was not parsed holds no call at all: every placeholder in it is restored as text.
   if (watched.some((w) => w.duplicate)) {
     for (let i = doc.indexOf(PLACEHOLDER_FIRST_BYTE); i !== -1; i = doc.indexOf(PLACEHOLDER_FIRST_BYTE, i + 1)) {
       if (probePlaceholder(doc, i, doc.length).kind !== 'none') stats.misses++;
@@ -103,6 +110,17 @@ export function restoreDocument(set: SecretSet, adapter: StreamAdapter, stats: R
   });
   return applyEdits(doc, edits.length > 1 ? edits.sort(byStart) : edits);
 }
+
+/** False when `doc` cannot hold a tool call of the adapter: none of its hints, and no `\u` escape that could spell one. */
+function mayHoldCall(adapter: StreamAdapter, doc: Buffer): boolean {
+  if (adapter.calls === undefined) return false;
+  const hints = adapter.callHints;
+  if (hints === undefined || doc.includes(ESCAPE_U)) return true;
+  for (const h of hints) if (doc.includes(h)) return true;
+  return false;
+}
+
+const ESCAPE_U = Buffer.from('\\u');
 
 /** A body carries any value (no framing). */
 const ANY_BYTES = { carries: (): boolean => true };

@@ -95,7 +95,7 @@ export function createResponseWriter(
     let restore: ChunkTransform;
     const max = deps.limits.maxEventBytes;
     const guarded = sink !== undefined && sink.guarding;
-    if ((m === 'json' || m === 'text') && guarded && adapter.calls !== undefined) restore = createGuardedBodyRestorer(set, adapter, log.restore, sink, max);
+    if ((m === 'json' || m === 'text') && guarded && adapter.calls !== undefined) restore = createGuardedBodyRestorer(set, m, adapter, log.restore, sink, max);
     else if (m === 'json' || m === 'text') restore = createBodyRestorer(set, m, log.restore);
     else {
       const framing: Framing = m === 'sse' ? createSseFraming(max) : m === 'ndjson' ? createNdjsonFraming(max) : createJsonSeqFraming(max);
