@@ -4,7 +4,9 @@
 
 import { anthropicMessages } from './anthropic-messages.ts';
 import type { ErrorShape } from './error-shapes.ts';
+import { gemini, geminiStream } from './gemini.ts';
 import { generic } from './generic.ts';
+import { ollama } from './ollama.ts';
 import { openaiChat } from './openai-chat.ts';
 import { openaiResponses } from './openai-responses.ts';
 import type { StreamAdapter } from './types.ts';
@@ -86,12 +88,16 @@ function pathOf(target: string): string {
 /**
  * The stream adapter for a path, whatever the upstream (DESIGN §2): OpenRouter's `/api/v1/chat/completions`,
  * Azure's `/openai/deployments/{d}/chat/completions` and Codex's `/backend-api/codex/responses` speak the
- * formats their last segments name.
+ * formats their last segments name; so do Gemini's `models/{m}:generateContent` and `:streamGenerateContent`
+ * (Vertex AI's `…/publishers/google/models/{m}:…` too) and Ollama's `/api/chat` and `/api/generate`.
  */
 function adapterFor(pathname: string): StreamAdapter {
   const p = pathname.replace(/\/+$/, '');
   if (p.endsWith('/v1/messages')) return anthropicMessages;
   if (p.endsWith('/chat/completions')) return openaiChat;
   if (p.endsWith('/responses')) return openaiResponses;
+  if (p.endsWith(':generateContent')) return gemini;
+  if (p.endsWith(':streamGenerateContent')) return geminiStream;
+  if (p.endsWith('/api/chat') || p.endsWith('/api/generate')) return ollama;
   return generic;
 }

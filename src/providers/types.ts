@@ -5,7 +5,7 @@
 // The stream restorer (src/restore/stream-restorer.ts) works on these declarations whatever the framing
 // (SSE events, NDJSON lines, elements of a streamed JSON array).
 
-export type AdapterId = 'anthropic-messages' | 'openai-chat' | 'openai-responses' | 'generic';
+export type AdapterId = 'anthropic-messages' | 'openai-chat' | 'openai-responses' | 'gemini' | 'ollama' | 'generic';
 
 /** The tool call a stream belongs to, as far as an event names it. */
 export interface ToolCallInfo {

@@ -22,6 +22,16 @@ export interface FramedEvent {
   data: Buffer | undefined;
   /** The event's bytes with `edits` (sorted, non-overlapping, in data offsets) applied. */
   rewrite(edits: readonly Edit[]): Buffer;
+  /**
+   * Bytes a copy of this event, sent after it (held bytes released at a stream's end), needs in front of
+   * its data: the `,` an element of a streamed array that came without one needs. None when absent.
+   */
+  readonly separator?: Buffer;
+  /**
+   * The event is a document of its own (a top-level JSON value that is not an array), not one of a
+   * stream's events: every stream ends with it, so nothing is held for an event that will not come.
+   */
+  readonly whole?: boolean;
 }
 
 export interface Framing {

@@ -4,7 +4,7 @@
 // region of its own and the closing `]` comes with the stream's end, both without data.
 
 import { FictaError } from '../errors.ts';
-import { applyEdits, type FramedEvent, type Framing } from './framing.ts';
+import { applyEdits, type Edit, type FramedEvent, type Framing } from './framing.ts';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -95,7 +95,7 @@ export function createJsonSeqFraming(maxEventBytes: number): Framing {
     // push returns one element per region.
     nextEventEnd: (region) => region.length,
     lastEventEnd: (region, _from, to) => (to === region.length ? to : -1),
-    read: readElement,
+    read: (block) => readElement(block, elementDepth === 0),
     // Elements are cut by JSON structure, not by lines: any bytes reach the client as they are.
     carries: () => true,
   };
@@ -125,11 +125,23 @@ export function createJsonSeqFraming(maxEventBytes: number): Framing {
   }
 }
 
-/** One element: its data starts after the separators (blanks and commas); the opener and closer have none. */
-function readElement(block: Buffer): FramedEvent {
+const COMMA = Buffer.from(',', 'latin1');
+
+/**
+ * One element: its data starts after the separators (blanks and commas); the opener and closer have
+ * none. The first element of an array has no comma before it: a copy of it sent later needs one. A
+ * `topLevel` value (the stream is not an array) is a document of its own.
+ */
+function readElement(block: Buffer, topLevel: boolean): FramedEvent {
   let start = 0;
-  while (start < block.length && (isBlank(block[start] as number) || block[start] === 0x2c)) start++;
+  let comma = false;
+  while (start < block.length && (isBlank(block[start] as number) || block[start] === 0x2c)) {
+    if (block[start] === 0x2c) comma = true;
+    start++;
+  }
   const first = block[start];
   const data = start === block.length || first === 0x5d || (first === 0x5b && start === block.length - 1) ? undefined : block.subarray(start);
-  return { name: 'message', data, rewrite: (edits) => applyEdits(block, edits, start) };
+  const rewrite = (edits: readonly Edit[]): Buffer => applyEdits(block, edits, start);
+  if (topLevel) return { name: 'message', data, rewrite, whole: true };
+  return comma ? { name: 'message', data, rewrite } : { name: 'message', data, rewrite, separator: COMMA };
 }

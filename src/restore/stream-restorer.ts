@@ -16,7 +16,7 @@
 // completes, and every later event waits behind them so events leave in the order they came
 // (event-queue.ts); whole calls in an event and whole-value copies of a call go to the sink as they are.
 
-import { getPath, type CopyField, type DeltaField, type StreamAdapter, type StreamOpen, type ToolCallInfo, type ToolCallSite } from '../providers/types.ts';
+import { ALL_KEYS, getPath, type CopyField, type DeltaField, type StreamAdapter, type StreamOpen, type ToolCallInfo, type ToolCallSite } from '../providers/types.ts';
 import { PLACEHOLDER_FIRST_BYTE, PLACEHOLDER_LENGTH, probePlaceholder } from '../redact/placeholder.ts';
 import { bump } from '../redact/replace.ts';
 import type { SecretSet } from '../redact/secret-set.ts';
@@ -70,6 +70,8 @@ export function createStreamRestorer(set: SecretSet, adapter: StreamAdapter, sta
     return s;
   };
   const toolOf = (s: DeltaStream): ToolCallInfo => s.tool ?? NO_TOOL;
+  /** Where streams end at an event: a document of its own ends every one. */
+  const endsAt = (ev: FramedEvent, obj: Record<string, unknown> | undefined, text: string): Ends | undefined => (ev.whole === true ? ALL_KEYS : adapter.ends(ev.name, obj, text));
   const endStreams = (pred: Ends): void => {
     for (const key of [...streams.keys()]) if (pred(key)) streams.delete(key);
   };
@@ -96,7 +98,7 @@ export function createStreamRestorer(set: SecretSet, adapter: StreamAdapter, sta
     const text = ev.data.toString('utf8');
     const obj = parseObject(text);
     if (obj === undefined) {
-      const ends = adapter.ends(ev.name, undefined, text);
+      const ends = endsAt(ev, undefined, text);
       if (ends !== undefined) endStreams(ends);
       return;
     }
@@ -110,7 +112,7 @@ export function createStreamRestorer(set: SecretSet, adapter: StreamAdapter, sta
       // The same content re-escaped: what the decision reads is the decoded text, and held bytes come only after.
       if (s.hold !== undefined && typeof value === 'string') s.hold.note(Buffer.from(JSON.stringify(value).slice(1, -1), 'utf8'), limit);
     }
-    const ends = adapter.ends(ev.name, obj, text);
+    const ends = endsAt(ev, obj, text);
     if (ends !== undefined) endStreams(ends);
     // Learning a shape costs a scan: worth it once a run of deltas is being read, not for the first few.
     else if (fields.length === 1 && opens.length === 0 && ++parsedDeltas > SHAPE_AFTER && ev.data.buffer === block.buffer) learnShape(block, ev.data, fields[0] as DeltaField);
@@ -147,6 +149,7 @@ export function createStreamRestorer(set: SecretSet, adapter: StreamAdapter, sta
     const t = s.template;
     if (bytes.length > 0 && t !== undefined) {
       const others = t.others.map(([start, end]): Edit => ({ start, end, bytes: EMPTY }));
+      if (t.event.separator !== undefined) others.push({ start: 0, end: 0, bytes: t.event.separator });
       const ev = heldEvent(t.event, [...t.edits, ...others]);
       const now = s.hold === undefined ? bytes : s.hold.piece(hctx, toolOf(s), bytes, ev, t.start, t.end);
       if (now !== undefined) ev.edits.push({ start: t.start, end: t.end, bytes: now });
@@ -171,7 +174,7 @@ export function createStreamRestorer(set: SecretSet, adapter: StreamAdapter, sta
     const obj = parseObject(text);
     // An event that reports a failure, or the unfinished last bytes of a stream: no call it ends completed.
     if (obj === undefined) {
-      const ends = adapter.ends(ev.name, undefined, text);
+      const ends = endsAt(ev, undefined, text);
       if (ends !== undefined) applyEnds(ends, NONE, out, !final && adapter.fails?.(ev.name, undefined, text) !== true);
       send(rewriteWhole(ev, ev.data, false), out);
       return;
@@ -186,7 +189,7 @@ export function createStreamRestorer(set: SecretSet, adapter: StreamAdapter, sta
       backlog.drainUntil(() => fields.every((f) => settled(f.key)) && opens.every((o) => settled(o.key)));
     }
     for (const o of opens) streamFor(o.key, o.json, o.tool);
-    const ends = adapter.ends(ev.name, obj, text);
+    const ends = endsAt(ev, obj, text);
     const watched = fields.map((f) => watch(f.path, true));
     // Tool-call arguments in the event (whole calls, copies of calls) are the sink's: kept out of the scan's `~`.
     // A copy or call whose arguments are an object (Gemini `args`, Ollama `arguments`) is found as one too.

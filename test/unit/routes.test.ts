@@ -14,8 +14,12 @@ function route(target: string): { upstream: string; target: string; adapter: str
 describe('routes (DESIGN §2)', () => {
   it('strips the built-in prefixes and picks the adapter from the path', () => {
     expect(route('/anthropic/v1/messages?beta=true')).toEqual({ upstream: 'anthropic', target: '/v1/messages?beta=true', adapter: 'anthropic-messages', errors: 'anthropic', authQuery: [] });
-    expect(route('/gemini/v1beta/models/g:streamGenerateContent?alt=sse')).toEqual({ upstream: 'gemini', target: '/v1beta/models/g:streamGenerateContent?alt=sse', adapter: 'generic', errors: 'gemini', authQuery: ['key'] });
-    expect(route('/ollama/api/chat')).toMatchObject({ upstream: 'ollama', target: '/api/chat', errors: 'ollama' });
+    expect(route('/gemini/v1beta/models/g:streamGenerateContent?alt=sse')).toEqual({ upstream: 'gemini', target: '/v1beta/models/g:streamGenerateContent?alt=sse', adapter: 'gemini', errors: 'gemini', authQuery: ['key'] });
+    expect(route('/gemini/v1beta/models/g:generateContent')).toMatchObject({ adapter: 'gemini' });
+    expect(route('/gemini/v1beta/models/g:countTokens')).toMatchObject({ adapter: 'generic' });
+    expect(route('/ollama/api/chat')).toMatchObject({ upstream: 'ollama', target: '/api/chat', adapter: 'ollama', errors: 'ollama' });
+    expect(route('/ollama/api/generate')).toMatchObject({ adapter: 'ollama' });
+    expect(route('/ollama/api/tags')).toMatchObject({ adapter: 'generic' });
     expect(route('/ollama/v1/chat/completions')).toMatchObject({ upstream: 'ollama', adapter: 'openai-chat', errors: 'openai' });
     expect(route('/chatgpt/backend-api/codex/responses')).toMatchObject({ upstream: 'chatgpt', target: '/backend-api/codex/responses', adapter: 'openai-responses', errors: 'openai' });
   });
@@ -30,7 +34,8 @@ describe('routes (DESIGN §2)', () => {
   it('routes named upstreams by their first segment, with the adapter and error shape of the path', () => {
     expect(route('/openrouter/api/v1/chat/completions')).toEqual({ upstream: 'openrouter', target: '/api/v1/chat/completions', adapter: 'openai-chat', errors: 'openai', authQuery: [] });
     expect(route('/openrouter/api/v1/messages')).toMatchObject({ adapter: 'anthropic-messages', errors: 'anthropic' });
-    expect(route('/proxied/v1beta/models/g:generateContent?key=k')).toMatchObject({ errors: 'gemini', authQuery: ['key'] });
+    expect(route('/proxied/v1beta/models/g:generateContent?key=k')).toMatchObject({ adapter: 'gemini', errors: 'gemini', authQuery: ['key'] });
+    expect(route('/proxied/v1/projects/p/locations/l/publishers/google/models/g:streamGenerateContent')).toMatchObject({ adapter: 'gemini' });
     expect(route('/azure/openai/deployments/d/chat/completions?api-version=2024-10-21')).toMatchObject({ upstream: 'azure', adapter: 'openai-chat' });
     expect(router.resolve('/proxied/v1/x')?.upstream.basePath).toBe('/base');
   });

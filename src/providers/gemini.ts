@@ -1,0 +1,85 @@
+// Gemini `:generateContent` and `:streamGenerateContent` (ai.google.dev/api/generate-content): every
+// event is a whole GenerateContentResponse (SSE with `alt=sse`, else the elements of a streamed JSON
+// array); a non-streamed body is one such document. Text arrives in `candidates[i].content.parts[j].text`
+// fragments, thought summaries in parts marked `thought: true`; function calls arrive whole, their `args`
+// a JSON object, declared as tool calls for sink-aware restore; `thoughtSignature` is opaque, never read.
+//
+// Stream keys. Each chunk carries only its new parts, numbered from 0 again in every chunk, so a part's
+// index names nothing across chunks; clients join a candidate's consecutive text parts across chunks
+// (thought parts apart), which is what a placeholder split by the model's tokens spans. So a candidate's
+// text is one stream and its thought text another: `<candidate>/text`, `<candidate>/thought`.
+
+import { ALL_KEYS, type DeltaField, type StreamAdapter, type ToolCallInfo, type ToolCallSite } from './types.ts';
+
+interface Part {
+  part: Record<string, unknown>;
+  /** Path of the part inside the document. */
+  path: ReadonlyArray<string | number>;
+  /** The candidate's stream-key prefix (its `index`, or its position: the API leaves index 0 out). */
+  candidate: string;
+}
+
+/** Every part of every candidate in a document, in order. */
+function partsOf(data: Record<string, unknown>): Part[] {
+  const candidates = data.candidates;
+  if (!Array.isArray(candidates)) return [];
+  const out: Part[] = [];
+  candidates.forEach((c: Record<string, unknown> | null, ci) => {
+    const parts = (c?.content as Record<string, unknown> | undefined)?.parts;
+    if (!Array.isArray(parts)) return;
+    const candidate = `${String(c?.index ?? ci)}/`;
+    parts.forEach((p: unknown, pj) => {
+      if (typeof p === 'object' && p !== null && !Array.isArray(p)) out.push({ part: p as Record<string, unknown>, path: ['candidates', ci, 'content', 'parts', pj], candidate });
+    });
+  });
+  return out;
+}
+
+function callOf(part: Record<string, unknown>): Record<string, unknown> | undefined {
+  const fc = part.functionCall;
+  return typeof fc === 'object' && fc !== null && !Array.isArray(fc) ? (fc as Record<string, unknown>) : undefined;
+}
+
+/** The Gemini adapter for a non-streamed `:generateContent` body, and for `alt=sse` events. */
+export const gemini: StreamAdapter = {
+  id: 'gemini',
+  deltas(_event, data) {
+    const out: DeltaField[] = [];
+    for (const { part, path, candidate } of partsOf(data)) {
+      if (typeof part.text === 'string') out.push({ key: `${candidate}${part.thought === true ? 'thought' : 'text'}`, path: [...path, 'text'], json: false });
+    }
+    return out;
+  },
+  calls(_event, data) {
+    const out: ToolCallSite[] = [];
+    for (const { part, path } of partsOf(data)) {
+      const fc = callOf(part);
+      if (fc === undefined || !('args' in fc)) continue;
+      const tool: ToolCallInfo = {};
+      if (typeof fc.id === 'string') tool.id = fc.id;
+      if (typeof fc.name === 'string') tool.name = fc.name;
+      out.push({ path: [...path, 'functionCall', 'args'], kind: 'json', tool });
+    }
+    return out;
+  },
+  callHints: ['"functionCall"'],
+  fails: (_event, data) => data?.error !== undefined,
+  ends(_event, data) {
+    if (data === undefined) return undefined;
+    // An error object (mid-stream or as the body) and a blocked prompt end everything.
+    if (data.error !== undefined || (data.promptFeedback as Record<string, unknown> | undefined)?.blockReason !== undefined) return ALL_KEYS;
+    // A candidate ends at its finishReason. An event with a function call ends its candidate's text
+    // streams too: held text leaves in this event, never in a copy of it sent later (that would repeat the call).
+    const done = new Set<string>();
+    const candidates = Array.isArray(data.candidates) ? data.candidates : [];
+    candidates.forEach((c: Record<string, unknown> | null, ci) => {
+      if (typeof c?.finishReason === 'string') done.add(`${String(c.index ?? ci)}/`);
+    });
+    for (const { part, candidate } of partsOf(data)) if (callOf(part) !== undefined) done.add(candidate);
+    if (done.size === 0) return undefined;
+    return (k) => done.has(k.slice(0, k.indexOf('/') + 1));
+  },
+};
+
+/** `:streamGenerateContent` without `alt=sse`: a JSON response is a streamed array of GenerateContentResponse objects. */
+export const geminiStream: StreamAdapter = { ...gemini, jsonArrayStream: true };
