@@ -7,13 +7,20 @@
 import { describe, expect, it } from 'vitest';
 import { anthropicMessages } from '../../src/providers/anthropic-messages.ts';
 import { openaiChat } from '../../src/providers/openai-chat.ts';
+import { gemini, geminiStream } from '../../src/providers/gemini.ts';
+import { ollama } from '../../src/providers/ollama.ts';
 import { openaiResponses } from '../../src/providers/openai-responses.ts';
 import type { StreamAdapter } from '../../src/providers/types.ts';
 import { createBodyRestorer } from '../../src/restore/body-restorer.ts';
+import type { Framing } from '../../src/restore/framing.ts';
 import { createGuardedBodyRestorer } from '../../src/restore/guarded-body.ts';
+import { createJsonSeqFraming } from '../../src/restore/json-seq-frame.ts';
+import { createNdjsonFraming } from '../../src/restore/ndjson-frame.ts';
 import { createRestoreStats } from '../../src/restore/restore-bytes.ts';
 import type { RestoreSink } from '../../src/restore/restore-sink.ts';
+import { createSseFraming } from '../../src/restore/sse-frame.ts';
 import { createSseRestorer } from '../../src/restore/sse-restorer.ts';
+import { createStreamRestorer } from '../../src/restore/stream-restorer.ts';
 import { createToolCallGate, policyFor } from '../../src/sinks/tool-call-gate.ts';
 import { createToolCallSink } from '../../src/sinks/tool-call-sink.ts';
 import { createWithheldCounts } from '../../src/sinks/withheld.ts';
@@ -21,6 +28,8 @@ import { mulberry32 } from '../../src/util/prng.ts';
 import { runThrough, splits, type Split } from '../helpers/chunking.ts';
 import { ph, testSet } from '../helpers/secret-set.ts';
 import { anthropicJson, anthropicSse, chatJson, chatSse, responsesJson, responsesSse, type Reply } from '../helpers/wire.ts';
+import { geminiJson, geminiJsonArray, geminiSse } from '../helpers/wire-gemini.ts';
+import { ollamaJson, ollamaNdjson } from '../helpers/wire-ollama.ts';
 
 const VALUES = { A: 'sk-ant-api03-AbCdEfGhIjKlMnOp', B: 'pa"ss\\wörd\n-x1 🔑', C: 'tab\there quote"s \\u0041' };
 const set = testSet(VALUES);
@@ -92,6 +101,41 @@ describe('the guarded path, restoring everything, gives the plain restorer\'s by
         const split = randomSplit(seed);
         const plainBody = runThrough(() => createBodyRestorer(set, 'json', createRestoreStats()), body, split).toString('utf8');
         const guardedBody = runThrough(() => createGuardedBodyRestorer(set, 'json', adapter, createRestoreStats(), restoreAllSink(), 1 << 20), body, split).toString('utf8');
+        expect(guardedBody, `seed ${seed} body`).toBe(plainBody);
+      }
+    });
+  }
+});
+
+/** Gemini and Ollama: their framings, with the adapter of the streamed and of the whole response. */
+const FRAMED: Array<[string, (r: Reply) => string, () => Framing, StreamAdapter, (r: Reply) => unknown, StreamAdapter]> = [
+  ['gemini alt=sse', geminiSse, () => createSseFraming(1 << 20), geminiStream, geminiJson, gemini],
+  ['gemini streamed array', geminiJsonArray, () => createJsonSeqFraming(1 << 20), geminiStream, geminiJson, gemini],
+  ['ollama ndjson', (r) => ollamaNdjson('chat', r), () => createNdjsonFraming(1 << 20), ollama, (r) => ollamaJson('chat', r), ollama],
+];
+
+describe("Gemini and Ollama: the guarded path, restoring everything, gives the plain restorer's bytes", () => {
+  for (const [name, write, framing, adapter, json, bodyAdapter] of FRAMED) {
+    it(`${name}: 16 seeded streams and bodies with hostile text and function-call arguments`, () => {
+      const BYTES = splits(0).find((s) => s.name === 'bytes') as Split;
+      for (let seed = 1; seed <= 16; seed++) {
+        const rand = mulberry32(seed * 7393);
+        const reply: Reply = {
+          text: hostile(rand),
+          thinking: hostile(rand),
+          tool: { name: seed % 2 === 0 ? 'write_file' : 'run_shell_command', input: { content: hostile(rand), nested: JSON.stringify({ v: PH[seed % 3], s: hostile(rand) }), list: [PH[0], { deep: hostile(rand) }] } },
+          pieceSize: 1 + Math.floor(rand() * 12),
+        };
+        const stream = Buffer.from(write(reply));
+        for (const split of seed % 8 === 0 ? [randomSplit(seed), BYTES] : [randomSplit(seed)]) {
+          const plain = runThrough(() => createStreamRestorer(set, adapter, createRestoreStats(), framing()), stream, split).toString('utf8');
+          const guarded = runThrough(() => createStreamRestorer(set, adapter, createRestoreStats(), framing(), { sink: restoreAllSink(), maxHeldBytes: 1 << 20 }), stream, split).toString('utf8');
+          expect(guarded, `seed ${seed} ${split.name}`).toBe(plain);
+        }
+        const body = Buffer.from(JSON.stringify(json(reply)));
+        const split = randomSplit(seed);
+        const plainBody = runThrough(() => createBodyRestorer(set, 'json', createRestoreStats()), body, split).toString('utf8');
+        const guardedBody = runThrough(() => createGuardedBodyRestorer(set, 'json', bodyAdapter, createRestoreStats(), restoreAllSink(), 1 << 20), body, split).toString('utf8');
         expect(guardedBody, `seed ${seed} body`).toBe(plainBody);
       }
     });
