@@ -1,8 +1,9 @@
 // Named upstreams, Ollama and the ChatGPT backend over real loopback HTTP: the official `openai` SDK
 // through a named OpenAI-compatible upstream (reasoning_content deltas), Azure OpenAI (`api-key`,
-// `?api-version=`), Ollama's native NDJSON API and its OpenAI-compatible /v1, each with its own error
+// `?api-version=`), Ollama’s native NDJSON API (the official `ollama` client, streamed and not) and its OpenAI-compatible /v1, each with its own error
 // shape, and Claude Code signed in with a subscription (OAuth bearer) — the mock provider never sees a value.
 
+import { Ollama } from 'ollama';
 import OpenAI, { AzureOpenAI } from 'openai';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -132,7 +133,37 @@ describe('Ollama (/ollama)', () => {
     expect(gen.text.trimEnd().split('\n').map((l) => JSON.parse(l).response).join('')).toBe(`ECHO: ${PROMPT}`);
   });
 
-  it.todo('restores placeholders split across NDJSON lines with a carry per stream (waits for the restore seam)');
+  it('the official ollama client: chat and generate, streamed and not, with placeholders split across NDJSON lines and in tool_calls arguments', async () => {
+    up.setScript((req) => {
+      const text = lastUserText(req.json);
+      const tools = req.json?.tools !== undefined;
+      return render(req, { text: `ECHO: ${text}`, thinking: `think ${text}`, ...(tools ? { tool: { name: 'write_file', input: { file_path: '/x', content: text } } } : {}), pieceSize: 2 }, { chunking: { seed: 11, max: 7 } });
+    });
+    const client = new Ollama({ host: `${proxy.url}/ollama` });
+    const messages = [{ role: 'user', content: PROMPT }];
+    let content = '';
+    let thinking = '';
+    const calls: unknown[] = [];
+    for await (const part of await client.chat({ model: 'llama-x', messages, tools, stream: true })) {
+      content += part.message.content;
+      thinking += part.message.thinking ?? '';
+      for (const c of part.message.tool_calls ?? []) calls.push(c.function.arguments);
+    }
+    expect(up.requests.at(-1)!.url).toBe('/api/chat');
+    expect(JSON.stringify(up.requests.at(-1)!.json)).not.toContain(DB);
+    expect([content, thinking]).toEqual([`ECHO: ${PROMPT}`, `think ${PROMPT}`]);
+    expect(calls).toEqual([{ file_path: '/x', content: PROMPT }]);
+
+    const whole = await client.chat({ model: 'llama-x', messages, tools, stream: false });
+    expect(whole.message.content).toBe(`ECHO: ${PROMPT}`);
+    expect(whole.message.tool_calls?.[0]?.function.arguments).toEqual({ file_path: '/x', content: PROMPT });
+
+    let response = '';
+    for await (const part of await client.generate({ model: 'llama-x', prompt: PROMPT, stream: true })) response += part.response;
+    expect(response).toBe(`ECHO: ${PROMPT}`);
+    expect((await client.generate({ model: 'llama-x', prompt: PROMPT })).response).toBe(`ECHO: ${PROMPT}`);
+    expect(proxy.requestLogs().at(-1)).toMatchObject({ restoreMisses: 0 });
+  });
 
   it('answers refusals in Ollama’s native shape on /api/*, and the OpenAI shape on its /v1 routes', async () => {
     const before = up.requests.length;
