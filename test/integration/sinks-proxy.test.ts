@@ -1,13 +1,16 @@
 // Sink-aware restore through the real proxy, with the official SDKs as clients, streamed and not, in the
-// three wire formats: a tool call that would send a value to evil.example reaches the client with the
-// placeholder, a file write gets the value, text is restored; the request log counts what was withheld
-// by name and reason; --allow-host (restore.allowHosts), "all" and "never" change exactly that; a
-// detected credential is guarded like a registered one. The suite's log guard checks every line.
+// three OpenAI/Anthropic wire formats, Gemini (@google/genai with alt=sse, and the streamed JSON array) and
+// Ollama (the ollama client, NDJSON): a tool call that would send a value to evil.example reaches the
+// client with the placeholder, a file write gets the value, text is restored; the request log counts what
+// was withheld by name and reason; --allow-host (restore.allowHosts), "all" and "never" change exactly
+// that; a detected credential is guarded like a registered one. The suite's log guard checks every line.
 
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
+import { GoogleGenAI } from '@google/genai';
+import { Ollama } from 'ollama';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleOf } from '../../fixtures/detect/tokens.ts';
@@ -67,16 +70,67 @@ async function responsesCall(proxy: TestFicta, name: string, input: unknown, str
   return { text: response.output_text, input: call?.type === 'function_call' ? JSON.parse(call.arguments) : undefined };
 }
 
+/** @google/genai: streamed is `:streamGenerateContent?alt=sse` (the only way the SDK streams). */
+async function geminiCall(proxy: TestFicta, name: string, input: unknown, stream: boolean): Promise<{ text: string; input: any }> {
+  const ai = new GoogleGenAI({ apiKey: 'gemini-test-key', httpOptions: { baseUrl: `${proxy.url}/gemini` } });
+  const params = { model: 'gemini-x', contents: prompt(name, input), config: { tools: [{ functionDeclarations: [{ name, parametersJsonSchema: { type: 'object' } }] }] } };
+  if (!stream) {
+    const r = await ai.models.generateContent(params);
+    return { text: textOf(r.candidates?.[0]?.content?.parts), input: r.functionCalls?.[0]?.args };
+  }
+  let text = '';
+  let args: unknown;
+  for await (const chunk of await ai.models.generateContentStream(params)) {
+    text += textOf(chunk.candidates?.[0]?.content?.parts);
+    args ??= chunk.functionCalls?.[0]?.args;
+  }
+  return { text, input: args };
+}
+
+/** Gemini's other streamed framing, read as its clients do: `:streamGenerateContent` without alt=sse is a JSON array (raw fetch: the SDK never asks for it). */
+async function geminiArrayCall(proxy: TestFicta, name: string, input: unknown, stream: boolean): Promise<{ text: string; input: any }> {
+  const body = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: prompt(name, input) }] }], tools: [{ functionDeclarations: [{ name }] }] });
+  const method = stream ? 'streamGenerateContent' : 'generateContent';
+  const res = await fetch(`${proxy.url}/gemini/v1beta/models/gemini-x:${method}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-goog-api-key': 'gemini-test-key' }, body });
+  const json = (await res.json()) as any;
+  const parts = (Array.isArray(json) ? json : [json]).flatMap((c: any) => c.candidates?.[0]?.content?.parts ?? []);
+  return { text: textOf(parts), input: parts.find((p: any) => p.functionCall !== undefined)?.functionCall.args };
+}
+
+function textOf(parts: Array<{ text?: string; thought?: boolean }> | undefined): string {
+  return (parts ?? []).map((p) => (p.thought === true ? '' : (p.text ?? ''))).join('');
+}
+
+/** The official ollama client on /api/chat: NDJSON streamed, one object with stream:false. */
+async function ollamaCall(proxy: TestFicta, name: string, input: unknown, stream: boolean): Promise<{ text: string; input: any }> {
+  const client = new Ollama({ host: `${proxy.url}/ollama` });
+  const params = { model: 'llama-x', messages: [{ role: 'user', content: prompt(name, input) }], tools: [{ type: 'function', function: { name, parameters: { type: 'object' } } }] };
+  if (!stream) {
+    const r = await client.chat({ ...params, stream: false });
+    return { text: r.message.content, input: r.message.tool_calls?.[0]?.function.arguments };
+  }
+  let text = '';
+  let args: unknown;
+  for await (const part of await client.chat({ ...params, stream: true })) {
+    text += part.message.content;
+    args ??= part.message.tool_calls?.[0]?.function.arguments;
+  }
+  return { text, input: args };
+}
+
 const CLIENTS = [
   ['Anthropic Messages', anthropicCall],
   ['Chat Completions', chatCall],
   ['Responses', responsesCall],
+  ['Gemini (@google/genai; streamed: alt=sse)', geminiCall],
+  ['Gemini (raw fetch; streamed: the JSON array)', geminiArrayCall],
+  ['Ollama /api/chat (ollama client; streamed: NDJSON)', ollamaCall],
 ] as const;
 
 describe('sink-aware restore through the proxy (guarded, the default)', () => {
   let proxy: TestFicta;
   beforeAll(async () => {
-    proxy = await startFicta({ upstream: up.url, secrets: { APP_SECRET: SECRET } });
+    proxy = await startFicta({ upstream: up.url, secrets: { APP_SECRET: SECRET }, config: { upstreams: { anthropic: up.url, openai: up.url, gemini: up.url, ollama: up.url } } });
   });
   afterAll(() => proxy.close());
 
@@ -145,6 +199,24 @@ describe('the knobs', () => {
         await proxy.close();
       }
     }
+  });
+});
+
+describe('the knobs on Gemini and Ollama', () => {
+  it('--allow-host evil.example restores into the curl in both Gemini framings and Ollama, streamed and not; without it withheld', async () => {
+    const proxy = await startFicta({ upstream: up.url, secrets: { APP_SECRET: SECRET }, config: { upstreams: { anthropic: up.url, openai: up.url, gemini: up.url, ollama: up.url }, restore: { allowHosts: ['evil.example'] } } });
+    try {
+      for (const call of [geminiCall, geminiArrayCall, ollamaCall]) {
+        for (const stream of [true, false]) {
+          const evil = await call(proxy, 'run_shell_command', { command: EVIL(SECRET) }, stream);
+          expect(evil.input.command, `${call.name} ${stream}`).toBe(EVIL(SECRET));
+        }
+      }
+      expect(proxy.requestLogs().filter((l) => l.withheld !== undefined)).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
+    expect(up.leaks).toEqual([]);
   });
 });
 
