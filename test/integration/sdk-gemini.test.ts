@@ -1,12 +1,13 @@
 // The official `@google/genai` SDK drives ficta's Gemini routes against the mock Gemini upstream: request
 // strings (contents, systemInstruction, functionDeclarations, functionResponse) are redacted, the user's
 // own key passes in x-goog-api-key and `?key=` even though it is registered, errors come back
-// Gemini-shaped, and whole-value restores work (JSON and alt=sse events that hold whole placeholders).
+// Gemini-shaped; text, thought and functionCall.args are restored in the whole body, in alt=sse events and
+// in the streamed JSON array, placeholders split across streamed parts included.
 
 import { GoogleGenAI, type FunctionDeclaration } from '@google/genai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFicta, type TestFicta } from '../helpers/ficta-server.ts';
-import { createMockUpstream, echoScript, type MockUpstream } from '../helpers/mock-upstream.ts';
+import { createMockUpstream, echoScript, lastUserText, render, type MockUpstream } from '../helpers/mock-upstream.ts';
 
 const GEMINI_KEY = 'AIzaSyD-FAKE-gemini-key-0123456789abc';
 const WEIRD = 'pa"ss\\wörd-42';
@@ -80,7 +81,39 @@ describe('@google/genai through /gemini', () => {
     expect(signatures).toEqual(['c2lnbmF0dXJlLW9wYXF1ZQ==']);
   });
 
-  it.todo('restores placeholders split across streamed parts, per candidate and part (waits for the restore seam)');
+  it('generateContentStream with placeholders split across streamed parts: text and thought restored exactly once per candidate, functionCall.args exact', async () => {
+    up.setScript((req) => {
+      const text = lastUserText(req.json);
+      return render(req, { text: `ECHO: ${text}`, thinking: `think ${text}`, tool: { name: 'write_file', input: { file_path: '/x', content: text } }, pieceSize: 2 }, { chunking: { seed: 3, max: 11 } });
+    });
+    const stream = await ai.models.generateContentStream({ model: 'gemini-x', contents: PROMPT, config: { tools: [{ functionDeclarations: [writeFile] }] } });
+    let text = '';
+    let thought = '';
+    const calls: unknown[] = [];
+    for await (const chunk of stream) {
+      for (const p of chunk.candidates?.[0]?.content?.parts ?? []) {
+        if (p.thought === true) thought += p.text ?? '';
+        else text += p.text ?? '';
+      }
+      for (const c of chunk.functionCalls ?? []) calls.push(c.args);
+    }
+    expect([text, thought]).toEqual([`ECHO: ${PROMPT}`, `think ${PROMPT}`]);
+    expect(calls).toEqual([{ file_path: '/x', content: PROMPT }]);
+    expect(proxy.requestLogs().at(-1)).toMatchObject({ restoreMisses: 0 });
+
+    // The SDK always streams with alt=sse; without it the response is a streamed JSON array (raw fetch, the exact wire shape).
+    const res = await fetch(`${proxy.url}/gemini/v1beta/models/gemini-x:streamGenerateContent`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-goog-api-key': GEMINI_KEY },
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: PROMPT }] }], tools: [{ functionDeclarations: [{ name: 'write_file' }] }] }),
+    });
+    const chunks = (await res.json()) as any[];
+    const parts = chunks.flatMap((c) => c.candidates[0].content.parts);
+    expect(parts.filter((p) => p.thought !== true).map((p) => p.text ?? '').join('')).toBe(`ECHO: ${PROMPT}`);
+    expect(parts.filter((p) => p.thought === true).map((p) => p.text).join('')).toBe(`think ${PROMPT}`);
+    expect(parts.find((p) => p.functionCall !== undefined).functionCall.args).toEqual({ file_path: '/x', content: PROMPT });
+    expect(up.requests.at(-1)!.url).toBe('/v1beta/models/gemini-x:streamGenerateContent');
+  });
 
   it('countTokens, embedContent (batchEmbedContents), cachedContents and the models list go to the Gemini upstream, redacted', async () => {
     up.setScript((req) => ({ json: { path: req.url, method: req.method, totalTokens: 7, embeddings: [{ values: [0.1] }], name: 'cachedContents/c1', models: [{ name: 'models/gemini-x' }] } }));
