@@ -42,7 +42,8 @@ export function geminiCliModel(): Script {
     const hasWriteTool = JSON.stringify(req.json?.tools ?? []).includes('"write_file"');
     const ask = writeRequest(last);
     if (!answered && hasWriteTool && ask !== undefined) {
-      return render(req, { tool: { name: 'write_file', input: { file_path: ask.path, content: ask.content } }, pieceSize: 100_000 });
+      // The text before the call says what it writes, streamed in small parts: placeholders split across events.
+      return render(req, { text: `Writing ${ask.content}`, tool: { name: 'write_file', input: { file_path: ask.path, content: ask.content } }, pieceSize: 3 });
     }
     return render(req, { text: answered ? 'Done: the file is written.' : 'OK.', pieceSize: 100_000 });
   };

@@ -1,7 +1,8 @@
 // Gemini CLI (@google/gemini-cli 0.61.0, a pinned devDependency) runs headless through `ficta gemini`
-// against the mock Gemini upstream: its write_file tool puts the exact secrets on disk (one needs JSON
-// escaping, one is the user's own Gemini key, registered and still authenticating), the mock sees only
-// placeholders, and no connection leaves 127.0.0.1 — Gemini CLI's own side traffic ends at ficta.
+// against the mock Gemini upstream: the text it streams (placeholders split across alt=sse events) and its
+// write_file tool get the exact secrets, on disk too (one needs JSON escaping, one is the user's own
+// Gemini key, registered and still authenticating), the mock sees only placeholders, and no connection
+// leaves 127.0.0.1 — Gemini CLI's own side traffic ends at ficta.
 
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -64,12 +65,20 @@ describe('Gemini CLI through ficta gemini', () => {
     const content = `password=${WEIRD} key=${GEMINI_KEY}`;
 
     const r = await run(
-      ['gemini', '--env-file', envFile, '--', '-m', 'gemini-x', '-p', writePrompt(target, content), '--yolo', '--skip-trust', '--output-format', 'json'],
+      ['gemini', '--env-file', envFile, '--', '-m', 'gemini-x', '-p', writePrompt(target, content), '--yolo', '--skip-trust', '--output-format', 'stream-json'],
       { ...egress.env, HOME: home, FICTA_HOME: fictaHome, FICTA_GEMINI_UPSTREAM: up.url, FICTA_GEMINI_BIN: GEMINI, GEMINI_API_KEY: GEMINI_KEY },
       work,
     );
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout).response).toBe('Done: the file is written.');
+    // stream-json: the assistant's text as it streamed (placeholders split across events, restored once), then the call.
+    const events = r.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l));
+    const said = events.filter((e) => e.type === 'message' && e.role === 'assistant').map((e) => e.content as string);
+    expect(said.join('')).toBe(`Writing ${content}Done: the file is written.`);
+    expect(events.find((e) => e.type === 'tool_use')?.parameters).toEqual({ file_path: target, content });
+    expect(events.at(-1)).toMatchObject({ type: 'result', status: 'success' });
     expect(readFileSync(target, 'utf8')).toBe(content);
 
     expect(up.leaks).toEqual([]);

@@ -1,7 +1,8 @@
 // Named upstreams, Ollama and the ChatGPT backend over real loopback HTTP: the official `openai` SDK
 // through a named OpenAI-compatible upstream (reasoning_content deltas), Azure OpenAI (`api-key`,
-// `?api-version=`), Ollama’s native NDJSON API (the official `ollama` client, streamed and not) and its OpenAI-compatible /v1, each with its own error
-// shape, and Claude Code signed in with a subscription (OAuth bearer) — the mock provider never sees a value.
+// `?api-version=`), Ollama's native NDJSON API (the official `ollama` client, streamed and not) and its
+// OpenAI-compatible /v1, each with its own error shape, and Claude Code signed in with a subscription
+// (OAuth bearer) — the mock provider never sees a value.
 
 import { Ollama } from 'ollama';
 import OpenAI, { AzureOpenAI } from 'openai';
