@@ -28,6 +28,9 @@ const GENERATORS: ReadonlyArray<readonly [string, string, ResponseGen]> = [
   ['tool-args-nested-json', 'tool arguments whose strings hold JSON text, 1-3 levels', g.toolArgsNestedJson],
   ['tool-args-keys', 'placeholders as keys in tool arguments', g.toolArgsKeys],
   ['response-gzip', 'gzip-compressed SSE or JSON in random chunks', g.responseGzip],
+  ['gemini-sse', 'Gemini alt=sse: text and thought parts per candidate, whole functionCall.args, thoughtSignature', g.geminiSse],
+  ['gemini-array', 'Gemini streamed JSON array: the same chunks as array elements', g.geminiArray],
+  ['ollama-ndjson', 'Ollama /api/chat and /api/generate NDJSON: content/thinking fragments, whole tool_calls', g.ollamaNdjson],
 ];
 
 /** The names of the response classes. */

@@ -6,7 +6,7 @@
 // placeholders passes byte-identical.
 
 import { describe, expect, it } from 'vitest';
-import { gemini, geminiStream } from '../../src/providers/gemini.ts';
+import { geminiStream } from '../../src/providers/gemini.ts';
 import { ollama } from '../../src/providers/ollama.ts';
 import type { StreamAdapter } from '../../src/providers/types.ts';
 import { createBodyRestorer } from '../../src/restore/body-restorer.ts';

@@ -9,6 +9,7 @@ import type { Rng } from '../rng.ts';
 import { PLAIN_STYLE, writeJson } from './json-writer.ts';
 import { PROVIDER_ESCAPES, responseProse, toolArguments, type ArgsOptions, type ContentOptions } from './response-content.ts';
 import { doc, genericEvents, longStringDoc, type GenericOptions } from './response-generic.ts';
+import { geminiArrayBody, geminiChunks, geminiSseBody, ndjsonBody, ollamaLines } from './response-gemini-ollama.ts';
 import { anthropicEvents, chatEvents, formatJson, PLAIN_SSE, responsesEvents, serializeSse, splitter, toNode, type Block, type SseStyle, type WireOptions } from './response-wire.ts';
 import { drawValues } from './values.ts';
 
@@ -233,4 +234,44 @@ export const noContentType: ResponseGen = (rng, mapOf) => {
   const pick = rng.int(0, 2);
   const c = pick === 0 ? sseClass('any')(rng, mapOf) : pick === 1 ? jsonBody(rng, mapOf) : textBody(rng, mapOf);
   return { ...c, contentType: undefined, cuts: cuts(rng, c.wire.length, 'tiny-first') };
+};
+
+/** A turn for Gemini or Ollama: text, thinking and tool blocks as the other formats draw them. */
+function turn(rng: Rng, mapOf: (v: string[]) => PlaceholderMap, tune: (k: Knobs) => void): { values: string[]; blocks: Block[]; split: (s: string) => string[]; k: Knobs } {
+  const values = drawValues(rng, rng.int(1, 3));
+  const map = mapOf(values);
+  const k = defaultKnobs(rng);
+  tune(k);
+  return { values, blocks: blocksFor(rng, map, 'anthropic', k), split: splitter(rng, k.pieceMax, k.units), k };
+}
+
+/** Gemini `:streamGenerateContent?alt=sse`: whole GenerateContentResponse objects as `data:` events. */
+export const geminiSse: ResponseGen = (rng, mapOf) => {
+  const { values, blocks, split, k } = turn(rng, mapOf, (k) => {
+    k.args.nestedJson = rng.int(0, 2);
+    k.content.hostile = rng.chance(0.3);
+  });
+  const body = geminiSseBody(rng, geminiChunks(rng, blocks, split), { ...k.sse, eol: rng.pick(['\n', '\r\n'] as const) });
+  return finish(rng, values, { format: 'gemini', shape: 'sse', route: '/gemini/v1beta/models/gemini-x:streamGenerateContent?alt=sse', contentType: sseType(rng), body });
+};
+
+/** Gemini `:streamGenerateContent` without alt=sse: a streamed JSON array of the same objects. */
+export const geminiArray: ResponseGen = (rng, mapOf) => {
+  const { values, blocks, split } = turn(rng, mapOf, (k) => {
+    k.args.nestedJson = rng.int(0, 2);
+    k.content.hostile = rng.chance(0.3);
+  });
+  const body = geminiArrayBody(rng, geminiChunks(rng, blocks, split));
+  return finish(rng, values, { format: 'gemini', shape: 'json-array', route: '/gemini/v1beta/models/gemini-x:streamGenerateContent', contentType: rng.pick(['application/json; charset=UTF-8', 'application/json']), body });
+};
+
+/** Ollama `/api/chat` and `/api/generate` NDJSON streams. */
+export const ollamaNdjson: ResponseGen = (rng, mapOf) => {
+  const { values, blocks, split } = turn(rng, mapOf, (k) => {
+    k.args.nestedJson = rng.int(0, 2);
+    k.content.hostile = rng.chance(0.3);
+  });
+  const endpoint = rng.pick(['chat', 'generate'] as const);
+  const body = ndjsonBody(rng, ollamaLines(blocks, split, endpoint));
+  return finish(rng, values, { format: 'ollama', shape: 'ndjson', route: `/ollama/api/${endpoint}`, contentType: 'application/x-ndjson', body });
 };

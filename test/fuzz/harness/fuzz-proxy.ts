@@ -39,7 +39,7 @@ export async function startFuzzProxy(upstream: string): Promise<FuzzProxy> {
     secrets: {},
     sources: [source],
     config: {
-      upstreams: { anthropic: upstream, openai: `${upstream}${openaiBasePath}` },
+      upstreams: { anthropic: upstream, openai: `${upstream}${openaiBasePath}`, gemini: upstream, ollama: upstream },
       watermark: { enabled: false },
       limits: { maxBodyBytes: 8 * 1024 * 1024, maxDecodedBytes: 8 * 1024 * 1024, headersTimeoutMs: 20_000 },
     },

@@ -9,10 +9,11 @@ import { unescapeDepth, unescapeStrict } from './decode.ts';
 import { isJsonText, lexJson, type JsonToken } from './json-lexer.ts';
 import { occurrenceDepths } from './placeholder-depth.ts';
 import type { PlaceholderMap } from './placeholder-map.ts';
+import { parseJsonArrayBlocks, parseNdjsonBlocks } from './framed.ts';
 import { parseSseBlocks, type SseBlock } from './sse.ts';
 import { deltaFields, samePath, type DeltaField, type WireFormat } from './wire-fields.ts';
 
-export type BodyShape = 'sse' | 'json' | 'text';
+export type BodyShape = 'sse' | 'ndjson' | 'json-array' | 'json' | 'text';
 
 /** `s` escaped `depth` times the way JSON.stringify does (the restorer's natural output). */
 function escapeDepth(s: string, depth: number): string {
@@ -164,9 +165,14 @@ function textEventBytes(map: PlaceholderMap, u: string, c: string, depths: reado
  * non-JSON data (its place cannot carry the value exactly).
  */
 export function checkSse(map: PlaceholderMap, format: WireFormat, upstream: string, client: string, stays: Stays): string[] {
+  return checkEvents(map, format, parseSseBlocks(upstream), parseSseBlocks(client), stays);
+}
+
+/** Checks an event stream cut into blocks (SSE events, NDJSON lines, elements of a streamed JSON array). */
+function checkEvents(map: PlaceholderMap, format: WireFormat, upstream: readonly SseBlock[], client: readonly SseBlock[], stays: Stays): string[] {
   const problems: string[] = [];
-  const U = parseSseBlocks(upstream).map((b) => analyse(format, b));
-  const C = parseSseBlocks(client).map((b) => analyse(format, b));
+  const U = upstream.map((b) => analyse(format, b));
+  const C = client.map((b) => analyse(format, b));
   const streams = new Map<string, Stream>();
   for (const a of U) collectDeltas(a, 'u', streams);
   for (const a of C) collectDeltas(a, 'c', streams);
@@ -236,6 +242,12 @@ export function checkSse(map: PlaceholderMap, format: WireFormat, upstream: stri
 /** Checks a whole response body of the given shape. */
 export function checkResponse(map: PlaceholderMap, format: WireFormat, shape: BodyShape, upstream: string, client: string, stays: Stays): string[] {
   if (shape === 'sse') return checkSse(map, format, upstream, client, stays);
+  if (shape === 'ndjson') return checkEvents(map, format, parseNdjsonBlocks(upstream), parseNdjsonBlocks(client), stays);
+  if (shape === 'json-array') {
+    const problems = checkEvents(map, format, parseJsonArrayBlocks(upstream), parseJsonArrayBlocks(client), stays);
+    if (isJsonText(upstream) && !isJsonText(client)) problems.push('the streamed JSON array is no longer valid JSON');
+    return problems;
+  }
   const problems: string[] = [];
   if (shape === 'json' || isJsonText(upstream)) checkJsonDocument(map, upstream, client, shape === 'json' ? 'JSON body' : 'JSON text sent as text', problems);
   else {

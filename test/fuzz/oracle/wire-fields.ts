@@ -4,7 +4,7 @@
 
 import type { JsonPath } from './json-lexer.ts';
 
-export type WireFormat = 'anthropic' | 'chat' | 'responses' | 'generic';
+export type WireFormat = 'anthropic' | 'chat' | 'responses' | 'gemini' | 'ollama' | 'generic';
 
 export interface DeltaField {
   key: string;
@@ -43,6 +43,31 @@ export function deltaFields(format: WireFormat, data: unknown): DeltaField[] {
         }
       });
     });
+    return out;
+  }
+  if (format === 'gemini') {
+    // Every chunk numbers its new parts from 0: a candidate's text is one stream, its thought text another.
+    if (!Array.isArray(d.candidates)) return [];
+    const out: DeltaField[] = [];
+    d.candidates.forEach((c: any, ci: number) => {
+      const parts = c?.content?.parts;
+      if (!Array.isArray(parts)) return;
+      parts.forEach((p: any, pj: number) => {
+        if (typeof p?.text === 'string') out.push({ key: `g${String(c.index ?? ci)}:${p.thought === true ? 'thought' : 'text'}`, path: ['candidates', ci, 'content', 'parts', pj, 'text'], reading: 'plain' });
+      });
+    });
+    return out;
+  }
+  if (format === 'ollama') {
+    const out: DeltaField[] = [];
+    for (const [holder, path, key] of [
+      [d.message, ['message', 'content'], 'content'],
+      [d.message, ['message', 'thinking'], 'thinking'],
+      [d, ['response'], 'content'],
+      [d, ['thinking'], 'thinking'],
+    ] as const) {
+      if (typeof holder === 'object' && holder !== null && typeof holder[path[path.length - 1] as string] === 'string') out.push({ key: `o:${key}`, path: [...path], reading: 'plain' });
+    }
     return out;
   }
   if (format === 'responses') {
