@@ -24,6 +24,7 @@ function toolCallsOf(data: Record<string, unknown>): unknown[] | undefined {
   return Array.isArray(calls) && calls.length > 0 ? calls : undefined;
 }
 
+/** The Ollama adapter for `/api/chat` and `/api/generate`: NDJSON streams and `stream: false` bodies. */
 export const ollama: StreamAdapter = {
   id: 'ollama',
   deltas(_event, data) {

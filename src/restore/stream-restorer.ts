@@ -216,11 +216,13 @@ export function createStreamRestorer(set: SecretSet, adapter: StreamAdapter, sta
     const held = heldEvent(ev, edits);
     const inEvent = ends === undefined ? NONE : new Set(fields.map((f) => f.key));
     const done: DeltaStream[] = [];
+    // An event may carry several pieces of one stream (Gemini parts), in order: only its last piece ends it.
+    const lastPiece = fields.length < 2 ? undefined : new Map(fields.map((f, i) => [f.key, i]));
     fields.forEach((f, i) => {
       const w = watched[i] as WatchedString;
       const s = streamFor(f.key, f.json, f.tool);
       const raw = data.subarray(w.start, w.end);
-      const last = final || (ends !== undefined && ends(f.key));
+      const last = (final || (ends !== undefined && ends(f.key))) && (lastPiece === undefined || lastPiece.get(f.key) === i);
       if (s.hold === undefined) {
         const emit = restoreDelta(ctx, s, raw, last);
         if (emit !== raw) held.edits.push({ start: w.start, end: w.end, bytes: emit });

@@ -162,6 +162,22 @@ describe('Gemini streams (alt=sse events and the streamed JSON array)', () => {
     }
   });
 
+  it('a chunk with several parts of one stream that ends it: the stream continues through each part, ends after the last', () => {
+    // The API may put several parts in a chunk; here the last chunk (finishReason, and a call) completes a placeholder over two parts.
+    const chunks = [
+      { candidates: [{ content: { parts: [{ text: `a ${P.slice(0, 9)}`, thought: true }] }, index: 0 }] },
+      { candidates: [{ content: { parts: [{ text: P.slice(9, 20), thought: true }, { text: `${P.slice(20)} b`, thought: true }, { functionCall: { name: 'f', args: {} } }] }, finishReason: 'STOP', index: 0 }] },
+    ];
+    for (const kind of ['sse', 'array'] as const) {
+      const input = kind === 'sse' ? chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('') : `[${chunks.map((c) => JSON.stringify(c)).join(',')}]`;
+      for (const split of splits()) {
+        const { out, stats } = restoreStream(geminiStream, kind, input, split);
+        expect(readGemini(geminiObjects(kind, out)).thought, `${kind} ${split.name}`).toBe(`a ${PLAIN} b`);
+        expect(stats.misses).toBe(0);
+      }
+    }
+  });
+
   it('keys text per candidate and part kind: two candidates and thought parts never mix', () => {
     const [a, b] = [P.slice(0, 10), P.slice(10)];
     const chunks = [
