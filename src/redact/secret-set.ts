@@ -210,8 +210,11 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
   };
 }
 
-/** Called for each occurrence found by {@link scanSecrets}: bytes [start, end) hold secret `secret`. */
-export type SecretHit = (start: number, end: number, secret: number) => void;
+/**
+ * Called for each occurrence found by {@link scanSecrets}: bytes [start, end) hold secret `secret`, in the
+ * form escaped `depth` times (a registered value's compiled form), or -1 (a detected or recalled value).
+ */
+export type SecretHit = (start: number, end: number, secret: number, depth: number) => void;
 
 /**
  * Every occurrence in buf[start, end) of every registered value (in each compiled form), every
@@ -225,13 +228,13 @@ export function scanSecrets(set: SecretSet, buf: Uint8Array, push: SecretHit, st
   const { anchorBase, detection } = set;
   const whole = start === 0 && end === buf.length;
   const region = whole || detection === undefined ? buf : buf.subarray(start, end);
-  const onFound = (s: number, e: number, kind: number, value: string): void => push(s + (whole ? 0 : start), e + (whole ? 0 : start), set.detected(value, kind));
+  const onFound = (s: number, e: number, kind: number, value: string): void => push(s + (whole ? 0 : start), e + (whole ? 0 : start), set.detected(value, kind), -1);
   for (let i = 0; i < m.count; i++) {
     const pid = m.ids[i] as number;
     const hitEnd = m.ends[i] as number;
     const length = set.patternLength[pid] as number;
     if (pid < anchorBase) {
-      push(hitEnd - length, hitEnd, set.patternSecret[pid] as number);
+      push(hitEnd - length, hitEnd, set.patternSecret[pid] as number, set.patternDepth[pid] as number);
       continue;
     }
     if (detection === undefined) continue;
@@ -246,6 +249,6 @@ export function scanSecrets(set: SecretSet, buf: Uint8Array, push: SecretHit, st
   for (let i = 0; i < r.count; i++) {
     const pid = r.ids[i] as number;
     const hitEnd = r.ends[i] as number;
-    push(hitEnd - (recall.lengths[pid] as number), hitEnd, recall.secrets[pid] as number);
+    push(hitEnd - (recall.lengths[pid] as number), hitEnd, recall.secrets[pid] as number, -1);
   }
 }

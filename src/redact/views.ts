@@ -14,11 +14,14 @@
 // when some value holds a slash. Percent-decoded children follow a relevant `%XX`, and `+` → space
 // children any `+` when some value holds a space. Total work is bounded: at most MAX_DECODE_DEPTH levels
 // and DECODE_BUDGET_FACTOR × the input in decoded bytes; past either the input is refused
-// (FICTA_BODY_TOO_DEEP), never passed unchecked.
+// (FICTA_BODY_TOO_DEEP), never passed unchecked. In every view, a hit of a form escaped n times counts only
+// when its span starts and ends on escape boundaries at levels 1..n (escape-boundary.ts), and a raw hit in a
+// JSON body's string only on that string's own boundaries: across an escape's edge it is not the value.
 
 import { FictaError } from '../errors.ts';
 import { decodeEscapesInto, mapEscapeOffsets } from './escape-decode.ts';
-import { closingQuote, openingQuote } from './json-strings.ts';
+import { EscapeBoundaries, nearEscape } from './escape-boundary.ts';
+import { closingQuote, insideStrings, openingQuote } from './json-strings.ts';
 import { pointKey, WindowSink, type DecodeState, type MapPoint } from './decode-state.ts';
 import { decodePercentInto, mapPercentOffsets } from './percent-decode.ts';
 import { relevanceOf, type Relevance } from './relevance.ts';
@@ -98,6 +101,8 @@ const TEXT_BYTE = (() => {
 interface Context {
   set: SecretSet;
   rel: Relevance;
+  /** The input is JSON text (or JSONL): the root view's strings are JSON strings. */
+  json: boolean;
   /** Split binary input into its text runs before decoding (a decoded form is always text). */
   runs: boolean;
   budget: number;
@@ -108,6 +113,11 @@ interface Context {
 export interface ViewOptions {
   /** The input is binary: only its text runs that hold an escape are decoded. */
   binary?: boolean;
+  /**
+   * The input is JSON text (or JSONL): a raw match inside one of its strings that starts or ends inside an
+   * escape is not the value (escape-boundary.ts).
+   */
+  json?: boolean;
 }
 
 /** Appends to `out` every hit of a registered value in `buf`, raw and in every decoded view. */
@@ -115,6 +125,7 @@ export function collectHits(set: SecretSet, buf: Buffer, options: ViewOptions, o
   const ctx: Context = {
     set,
     rel: relevanceOf(set),
+    json: options.json === true,
     runs: options.binary === true,
     budget: DECODE_BUDGET_FACTOR * buf.length + DECODE_BUDGET_SLACK,
     inputBytes: buf.length,
@@ -127,8 +138,18 @@ export function collectHits(set: SecretSet, buf: Buffer, options: ViewOptions, o
 function inspectView(ctx: Context, view: View, out: Hit[]): void {
   const { set } = ctx;
   const { buf, scan } = view;
-  const push = (start: number, end: number, secret: number): void => void out.push({ start, end, secret });
+  const jsonRoot = ctx.json && view.kind === 'root';
+  let suspects: SuspectHit[] | undefined;
+  const push = (start: number, end: number, secret: number, depth: number): void => {
+    // A form escaped d times is the value only where its span starts and ends on escape boundaries at levels
+    // 1..d; the raw form in a JSON body's string, on that string's own (level 1). Hits with no backslash near
+    // either end (nearly all) need no more than that look.
+    const levels = depth > 0 ? depth : depth === 0 && jsonRoot ? 1 : 0;
+    if (levels === 0 || !(nearEscape(buf, start) || nearEscape(buf, end))) out.push({ start, end, secret });
+    else (suspects ??= []).push({ start, end, secret, depth, levels, keep: true });
+  };
   for (let r = 0; r < scan.length; r += 2) scanSecrets(set, buf, push, scan[r] as number, scan[r + 1] as number);
+  if (suspects !== undefined) keepAligned(view, jsonRoot, suspects, out);
   for (const kind of KINDS) {
     if (!mayDecode(ctx, view, kind)) continue;
     const segs = triggerSegments(ctx, view, kind);
@@ -141,6 +162,51 @@ function inspectView(ctx: Context, view: View, out: Hit[]): void {
     mapToParent(view.buf, child, found);
     for (const h of found) out.push(h);
   }
+}
+
+interface SuspectHit extends Hit {
+  depth: number;
+  levels: number;
+  keep: boolean;
+}
+
+/**
+ * Appends to `out` the suspects whose spans start and end on escape boundaries at their levels
+ * (escape-boundary.ts). A raw-form hit in a JSON body that does not is dropped only when it lies inside a
+ * string: elsewhere its bytes are not string content, so the escape rule does not apply and the hit is
+ * kept (the gate then blocks what cannot be replaced). Positions are looked up in ascending order, starts
+ * then ends, so each backslash run is measured once.
+ */
+function keepAligned(view: View, jsonRoot: boolean, suspects: SuspectHit[], out: Hit[]): void {
+  const { buf, ranges } = view;
+  const bounds = new EscapeBoundaries(buf);
+  const aligned = (h: SuspectHit, p: number): boolean => {
+    // The range holding the hit (a hit never crosses one): its start is a boundary at every level.
+    const r = ranges.length === 2 ? 0 : rangeIndex(ranges, h.start);
+    return bounds.aligned(p, h.levels, ranges[r] as number, ranges[r + 1] as number);
+  };
+  suspects.sort((a, b) => a.start - b.start);
+  for (const h of suspects) h.keep = aligned(h, h.start);
+  const byEnd = suspects.slice().sort((a, b) => a.end - b.end);
+  for (const h of byEnd) if (h.keep) h.keep = aligned(h, h.end);
+  const raw = jsonRoot ? suspects.filter((h) => !h.keep && h.depth === 0) : [];
+  if (raw.length > 0) {
+    const inside = insideStrings(buf, raw);
+    for (let i = 0; i < raw.length; i++) if (inside[i] !== true) (raw[i] as SuspectHit).keep = true;
+  }
+  for (const h of suspects) if (h.keep) out.push({ start: h.start, end: h.end, secret: h.secret });
+}
+
+/** Index (even) of the range of `ranges` (sorted flat pairs) holding offset `p`. */
+function rangeIndex(ranges: readonly number[], p: number): number {
+  let lo = 0;
+  let hi = ranges.length / 2 - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((ranges[2 * mid] as number) <= p) lo = mid;
+    else hi = mid - 1;
+  }
+  return 2 * lo;
 }
 
 /**
