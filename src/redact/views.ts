@@ -21,12 +21,13 @@
 import { FictaError } from '../errors.ts';
 import { decodeEscapesInto, mapEscapeOffsets } from './escape-decode.ts';
 import { EscapeBoundaries, nearEscape } from './escape-boundary.ts';
-import { closingQuote, insideStrings, openingQuote } from './json-strings.ts';
+import { insideStrings } from './json-strings.ts';
 import { pointKey, WindowSink, type DecodeState, type MapPoint } from './decode-state.ts';
 import { decodePercentInto, mapPercentOffsets } from './percent-decode.ts';
 import { relevanceOf, type Relevance } from './relevance.ts';
 import { scanSecrets, type SecretSet } from './secret-set.ts';
-import { createTriggerFinder, type TriggerKind } from './triggers.ts';
+import type { TriggerKind } from './triggers.ts';
+import { triggerSegments, type Segments } from './view-segments.ts';
 
 /** A registered value found at source bytes [start, end). */
 export interface Hit {
@@ -71,6 +72,8 @@ interface View {
   built: number;
   /** The parent's ranges each of `ranges` was decoded from (empty for the root). */
   src: number[];
+  /** Parts of `ranges` between two merged pieces (quotes and structure), flat sorted pairs: no value there. */
+  gaps: number[];
 }
 
 // Bytes a decoding can produce that may start or complete another kind of escape.
@@ -85,16 +88,6 @@ const WATCH = (() => {
   for (const c of '\\unrt"/') t[c.charCodeAt(0)] = (t[c.charCodeAt(0)] as number) | BUILT_ESCAPE;
   t[0x25] = BUILT_PERCENT; // %
   t[0x2b] = BUILT_PLUS; // +
-  return t;
-})();
-
-/** Bytes that may be part of a value's encoded form in binary data: anything but control bytes (tab, LF, CR kept). */
-const TEXT_BYTE = (() => {
-  const t = new Uint8Array(256).fill(1);
-  for (let b = 0; b < 0x20; b++) t[b] = 0;
-  t[0x09] = 1;
-  t[0x0a] = 1;
-  t[0x0d] = 1;
   return t;
 })();
 
@@ -131,7 +124,7 @@ export function collectHits(set: SecretSet, buf: Buffer, options: ViewOptions, o
     inputBytes: buf.length,
   };
   const whole = [0, buf.length];
-  inspectView(ctx, { buf, ranges: whole, scan: whole, kind: 'root', depth: 0, built: 0, src: [] }, out);
+  inspectView(ctx, { buf, ranges: whole, scan: whole, kind: 'root', depth: 0, built: 0, src: [], gaps: [] }, out);
 }
 
 /** Scans a view and its decoded children (recursion bounded by MAX_DECODE_DEPTH); hits in view offsets. */
@@ -152,13 +145,14 @@ function inspectView(ctx: Context, view: View, out: Hit[]): void {
   if (suspects !== undefined) keepAligned(view, jsonRoot, suspects, out);
   for (const kind of KINDS) {
     if (!mayDecode(ctx, view, kind)) continue;
-    const segs = triggerSegments(ctx, view, kind);
-    if (segs.length === 0) continue;
+    const segments = triggerSegments({ buf: view.buf, ranges: view.ranges, rel: ctx.rel, kind, runs: ctx.runs && view.kind === 'root', minLength: ctx.set.matcher.minLength });
+    if (segments.segs.length === 0) continue;
     if (view.depth >= MAX_DECODE_DEPTH) throw tooDeep(`escapes nest more than ${MAX_DECODE_DEPTH} levels deep`);
-    const child = decodeChild(ctx, view, kind, segs);
-    const found: Hit[] = [];
+    const child = decodeChild(ctx, view, kind, segments);
+    let found: Hit[] = [];
     inspectView(ctx, child, found);
     if (found.length === 0) continue;
+    if (child.gaps.length > 0) found = found.filter((h) => !touchesGap(child.gaps, h));
     mapToParent(view.buf, child, found);
     for (const h of found) out.push(h);
   }
@@ -222,59 +216,8 @@ function mayDecode(ctx: Context, view: View, kind: ViewKind): boolean {
   return true; // percent from a plus view: `%XX` built from `%25XX`
 }
 
-/** Pieces of a view closer than this are decoded as one range. */
-const PIECE_MERGE_GAP = 64;
-
-/**
- * The pieces of the view to decode into a child of `kind`: around each trigger, the bytes between the
- * nearest unescaped quotes (within the text run, for binary input). In JSON text that is the string
- * holding the trigger, at whatever depth the view is; a value written consistently at one level lies
- * inside one such string, so it is never cut, and a view's children stay as small as the strings that need
- * decoding. Linear: each byte is looked at a bounded number of times.
- */
-function triggerSegments(ctx: Context, view: View, kind: ViewKind): number[] {
-  const segs: number[] = [];
-  const { buf, ranges } = view;
-  const next = createTriggerFinder(ctx.rel, buf, kind);
-  const runs = ctx.runs && view.kind === 'root';
-  for (let r = 0; r < ranges.length; r += 2) {
-    const s = ranges[r] as number;
-    const e = ranges[r + 1] as number;
-    let lo = s;
-    let p = next(s, e);
-    while (p !== -1) {
-      let a = lo;
-      let b = e;
-      if (runs) {
-        a = p;
-        while (a > lo && TEXT_BYTE[buf[a - 1] as number] === 1) a--;
-        b = p;
-        while (b < e && TEXT_BYTE[buf[b] as number] === 1) b++;
-        // Every form of a value is text, so it lies inside one run: a run shorter than the shortest form
-        // holds none (random binary data is made of such runs).
-        if (b - a < ctx.set.matcher.minLength) {
-          lo = b;
-          p = lo < e ? next(lo, e) : -1;
-          continue;
-        }
-      }
-      const open = openingQuote(buf, p, a);
-      if (open !== -1) a = open + 1;
-      const close = closingQuote(buf, a, b);
-      const end = close === -1 || close < p ? b : close;
-      // Pieces a few bytes apart (many short strings) are decoded as one: far fewer ranges to scan, and a
-      // match across the quotes between them can only be a false positive, which fails closed.
-      const last = segs.length - 1;
-      if (last > 0 && a - (segs[last] as number) <= PIECE_MERGE_GAP) segs[last] = end;
-      else segs.push(a, end);
-      lo = end < e && end === close ? end + 1 : end;
-      p = lo < e ? next(lo, e) : -1;
-    }
-  }
-  return segs;
-}
-
-function decodeChild(ctx: Context, view: View, kind: ViewKind, segs: number[]): View {
+function decodeChild(ctx: Context, view: View, kind: ViewKind, segments: Segments): View {
+  const { segs, gaps } = segments;
   let total = 0;
   for (let i = 0; i < segs.length; i += 2) total += (segs[i + 1] as number) - (segs[i] as number);
   ctx.budget -= total;
@@ -286,18 +229,45 @@ function decodeChild(ctx: Context, view: View, kind: ViewKind, segs: number[]): 
   const full = view.scan === view.ranges;
   const windows = full && ctx.set.detection === undefined ? new WindowSink(ctx.set.matcher.maxLength) : undefined;
   const state: DecodeState = { watch: WATCH, built: 0, rel: ctx.rel, windows };
+  const decode = (a: number, b: number, o: number): number =>
+    kind === 'escape' ? decodeEscapesInto(view.buf, a, b, out, o, state) : decodePercentInto(view.buf, a, b, out, o, kind === 'plus', state);
   const ranges: number[] = [];
+  const outGaps: number[] = [];
+  let g = 0;
   let o = 0;
   for (let i = 0; i < segs.length; i += 2) {
-    const a = segs[i] as number;
+    let a = segs[i] as number;
     const b = segs[i + 1] as number;
     const start = o;
     windows?.begin(start);
-    o = kind === 'escape' ? decodeEscapesInto(view.buf, a, b, out, o, state) : decodePercentInto(view.buf, a, b, out, o, kind === 'plus', state);
+    // A gap starts at a closing quote and ends after an opening one: no escape spans its edges, so the
+    // piece decodes the same in parts, and the parts tell where the gap went.
+    for (; g < gaps.length && (gaps[g] as number) < b; g += 2) {
+      o = decode(a, gaps[g] as number, o);
+      const gapStart = o;
+      o = decode(gaps[g] as number, gaps[g + 1] as number, o);
+      outGaps.push(gapStart, o);
+      a = gaps[g + 1] as number;
+    }
+    o = decode(a, b, o);
     windows?.end(o);
     ranges.push(start, o);
   }
-  return { buf: out, ranges, scan: windows === undefined ? ranges : windows.spans, kind, depth: view.depth + 1, built: state.built, src: segs };
+  return { buf: out, ranges, scan: windows === undefined ? ranges : windows.spans, kind, depth: view.depth + 1, built: state.built, src: segs, gaps: outGaps };
+}
+
+/** Whether hit `h` overlaps one of `gaps` (sorted flat pairs). */
+function touchesGap(gaps: readonly number[], h: Hit): boolean {
+  // The last gap starting before the hit's end.
+  let lo = 0;
+  let hi = gaps.length / 2 - 1;
+  if ((gaps[0] as number) >= h.end) return false;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((gaps[2 * mid] as number) < h.end) lo = mid;
+    else hi = mid - 1;
+  }
+  return (gaps[2 * lo + 1] as number) > h.start;
 }
 
 /** Rewrites hits in `child` offsets (each inside one of its ranges) as offsets in the parent's buffer. */
