@@ -23,8 +23,7 @@ export function inspect(set: SecretSet, buf: Buffer, options: ViewOptions = {}):
  * Picks non-overlapping hits to replace, covering as many of the hits' bytes as possible: in a cluster of
  * transitively overlapping hits, the set with the largest total length wins (a longer value over the
  * shorter one inside it; two values that meet over one shared byte over a third found across them), and
- * among equals the one ending first. A value found over a span and again over a wider span around it
- * counts at the inner span only. The result is ordered by start. The common case (no overlaps) is one sort.
+ * among equals the one ending first. The result is ordered by start. The common case (no overlaps) is one sort.
  */
 export function selectHits(hits: readonly Hit[]): Hit[] {
   const sorted = hits.slice().sort((a, b) => a.start - b.start || b.end - a.end);
@@ -58,7 +57,7 @@ export function notAcross(buf: Buffer, sep: number): (h: Hit) => boolean {
  * hits by end can cover without overlap. O(k log k) for k hits, whatever their shape.
  */
 function resolveCluster(cluster: Hit[]): Hit[] {
-  const byEnd = innermost(cluster).sort((a, b) => a.end - b.end || a.start - b.start);
+  const byEnd = cluster.sort((a, b) => a.end - b.end || a.start - b.start);
   const n = byEnd.length;
   const best = new Float64Array(n + 1);
   const before = new Int32Array(n);
@@ -88,29 +87,4 @@ function resolveCluster(cluster: Hit[]): Hit[] {
     } else i--;
   }
   return taken.reverse();
-}
-
-/**
- * The hits of `cluster` minus those holding a smaller hit of the same value (and duplicates). A value found
- * over a span and over a wider one around it was read at two levels: a view that decoded once more took an
- * escape next to it as part of it (`tok\\` then `\u0041` read as `tok\` at the next level). Replacing the
- * inner span removes the value from both readings and changes no byte that is not the value's.
- */
-function innermost(cluster: Hit[]): Hit[] {
-  // Indexes by value, then start, then wider first (ties keep the order found: raw readings before decoded).
-  const order = cluster.map((_, i) => i);
-  const at = (i: number): Hit => cluster[i] as Hit;
-  order.sort((x, y) => at(x).secret - at(y).secret || at(x).start - at(y).start || at(y).end - at(x).end || x - y);
-  const keep = new Uint8Array(cluster.length);
-  // From the right, per value: the smallest end among hits starting at or after this one's start.
-  let minEnd = Infinity;
-  for (let k = order.length - 1; k >= 0; k--) {
-    const h = at(order[k] as number);
-    const next = k + 1 < order.length ? at(order[k + 1] as number) : undefined;
-    if (next === undefined || next.secret !== h.secret) minEnd = Infinity;
-    const duplicate = next !== undefined && next.secret === h.secret && next.start === h.start && next.end === h.end;
-    if (!duplicate && minEnd > h.end) keep[order[k] as number] = 1;
-    if (h.end < minEnd) minEnd = h.end;
-  }
-  return cluster.filter((_, i) => keep[i] === 1);
 }

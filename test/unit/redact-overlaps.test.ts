@@ -1,8 +1,7 @@
-// Overlapping hits (fuzz json-ascii-nested/2308825726, /1862188491 and /2543081021, found by FUZZ=long): a
-// match that only exists across the quotes between two strings a decoded view merged is no value at all;
-// where real hits overlap, the choice covering the most bytes is replaced — never a long hit that leaves the
-// rest of the values it overlaps in plain sight; and a value read over a wider span at a deeper level is
-// replaced over its inner span.
+// Overlapping hits (fuzz json-ascii-nested/2308825726 and /1862188491, found by FUZZ=long): a match that
+// only exists across the quotes between two strings a decoded view merged is no value at all, and where real
+// hits overlap, the choice covering the most bytes is replaced — never a long hit that leaves the rest of
+// the values it overlaps in plain sight.
 
 import { describe, expect, it } from 'vitest';
 import { redactBody } from '../../src/redact/body.ts';
@@ -55,16 +54,6 @@ describe('overlapping hits', () => {
     const set = testSet({ A, B });
     const body = JSON.stringify({ t: `${A}${B} \\u0041` });
     expect(redactJson(set, body)).toBe(JSON.stringify({ t: `${ph(set, A)}${ph(set, B)} \\u0041` }));
-  });
-
-  it('replace a value found over a span and a wider one around it at the inner span (fuzz json-ascii-nested/2543081021)', () => {
-    // The text holds the value, which ends in a backslash, then a literal `\u0041`: a view decoding the text
-    // once more reads both backslashes as one escape and finds the value over the wider span.
-    const V = 'tok-abc\\';
-    const set = testSet({ V });
-    const body = JSON.stringify({ t: `${V}\\u0041 it's` });
-    expect((JSON.parse(body) as { t: string }).t).toBe("tok-abc\\\\u0041 it's");
-    expect(redactJson(set, body)).toBe(JSON.stringify({ t: `${ph(set, V)}\\u0041 it's` }));
   });
 
   it('resolve a long cluster (one value repeated with overlaps) by taking every other copy', () => {
