@@ -41,6 +41,13 @@ import type { SecretSet } from './secret-set.ts';
 export interface Relevance {
   /** Some value holds a character JSON escapes (`"`, `\`, a control character): deep nesting can hide it. */
   readonly deep: boolean;
+  /**
+   * `deep` because of a registered or recalled value, so in every view. When only detection's formats make
+   * it true, a view's runs of backslashes matter only where the view also holds an anchor of a kind whose
+   * values hold such a character (a key block: its BEGIN line has no character JSON escapes, so it shows
+   * as it is at any depth), or is decoded from escapes that could hide one — every child view.
+   */
+  readonly deepAlways: boolean;
   /** Some value holds `/` (so `\/` matters). */
   readonly slash: boolean;
   /** Some value holds a space (so `+` as space matters). */
@@ -67,6 +74,9 @@ export function relevanceOf(set: SecretSet): Relevance {
   if (r !== undefined) return r;
   let deep = set.usesCodePoint(0x22) || set.usesCodePoint(0x5c);
   for (let c = 0; c < 0x20 && !deep; c++) deep = set.usesCodePoint(c);
+  const escaped = (v: string): boolean => /["\\\u0000-\u001f]/.test(v);
+  let deepAlways = set.values.some(escaped) || (set.detection?.store.recallUsesCodePoint(0x22) ?? false) || (set.detection?.store.recallUsesCodePoint(0x5c) ?? false);
+  for (let c = 0; c < 0x20 && !deepAlways; c++) deepAlways = set.detection?.store.recallUsesCodePoint(c) ?? false;
   // `+` as a space only for registered values: of the detected formats only private key block headers hold
   // a space, and reading every `+` of every body as one (detection reads spaces) tripled the cost of a
   // clean 500 KiB chat body (0.53 -> 1.6 ms; the bench body has ~1,500 `+`).
@@ -79,6 +89,7 @@ export function relevanceOf(set: SecretSet): Relevance {
   for (let b = 0; b < 256; b++) if (building(b, plus)) bytes[b] = 1;
   r = {
     deep,
+    deepAlways: deep && (deepAlways || set.detection === undefined),
     slash: set.usesCodePoint(0x2f),
     plus,
     // A surrogate stands for an astral character in a pair, and alone is kept as written to meet the other

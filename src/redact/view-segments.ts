@@ -37,6 +37,8 @@ export interface SegmentInput {
   runs: boolean;
   /** A text run shorter than this holds no form of any value. */
   minLength: number;
+  /** Runs of 8 backslashes are triggers (createTriggerFinder). */
+  deepRuns: boolean;
 }
 
 /**
@@ -53,7 +55,7 @@ export function triggerSegments(input: SegmentInput): Segments {
   const { buf, ranges, runs, minLength } = input;
   const segs: number[] = [];
   const gaps: number[] = [];
-  const next = createTriggerFinder(input.rel, buf, input.kind);
+  const next = createTriggerFinder(input.rel, buf, input.kind, input.deepRuns);
   for (let r = 0; r < ranges.length; r += 2) {
     const s = ranges[r] as number;
     const e = ranges[r + 1] as number;

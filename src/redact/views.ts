@@ -25,7 +25,7 @@ import { insideStrings } from './json-strings.ts';
 import { pointKey, WindowSink, type DecodeState, type MapPoint } from './decode-state.ts';
 import { decodePercentInto, mapPercentOffsets } from './percent-decode.ts';
 import { relevanceOf, type Relevance } from './relevance.ts';
-import { scanSecrets, type SecretSet } from './secret-set.ts';
+import { scanSecrets, type ScanNotes, type SecretSet } from './secret-set.ts';
 import type { TriggerKind } from './triggers.ts';
 import { triggerSegments, type Segments } from './view-segments.ts';
 
@@ -141,11 +141,16 @@ function inspectView(ctx: Context, view: View, out: Hit[]): void {
     if (levels === 0 || !(nearEscape(buf, start) || nearEscape(buf, end))) out.push({ start, end, secret });
     else (suspects ??= []).push({ start, end, secret, depth, levels, keep: true });
   };
-  for (let r = 0; r < scan.length; r += 2) scanSecrets(set, buf, push, scan[r] as number, scan[r + 1] as number);
+  const notes: ScanNotes = { escapableAnchor: false };
+  for (let r = 0; r < scan.length; r += 2) scanSecrets(set, buf, push, scan[r] as number, scan[r + 1] as number, notes);
   if (suspects !== undefined) keepAligned(view, jsonRoot, suspects, out);
+  // Deep runs of backslashes in the root matter to detection only next to a key block's BEGIN line, which
+  // reads the same at every depth (relevance.ts, deepAlways); every decoded view searches them whenever
+  // some format needs them. The automaton pass above saw every anchor: no other pass over the body.
+  const deepRuns = ctx.rel.deep && (view.kind !== 'root' || ctx.rel.deepAlways || notes.escapableAnchor);
   for (const kind of KINDS) {
     if (!mayDecode(ctx, view, kind)) continue;
-    const segments = triggerSegments({ buf: view.buf, ranges: view.ranges, rel: ctx.rel, kind, runs: ctx.runs && view.kind === 'root', minLength: ctx.set.matcher.minLength });
+    const segments = triggerSegments({ buf: view.buf, ranges: view.ranges, rel: ctx.rel, kind, runs: ctx.runs && view.kind === 'root', minLength: ctx.set.matcher.minLength, deepRuns });
     if (segments.segs.length === 0) continue;
     if (view.depth >= MAX_DECODE_DEPTH) throw tooDeep(`escapes nest more than ${MAX_DECODE_DEPTH} levels deep`);
     const child = decodeChild(ctx, view, kind, segments);
