@@ -1,14 +1,14 @@
 // `pnpm bench`: the microbenchmarks — automaton build and scan, redact + gate (detection off and on, and
-// its worst-case shapes), JSON and SSE restore over secrets {10, 100, 1k, 10k} × bodies {1KiB, 50KiB,
-// 500KiB, 5MiB} — then the watermark, detection and vault benchmarks (bench/*.bench.ts), each in its own
-// process.
+// its worst-case shapes), JSON and SSE restore (and the shapes that once made it quadratic) over secrets
+// {10, 100, 1k, 10k} × bodies {1KiB, 50KiB, 500KiB, 5MiB} — then the watermark, detection and vault
+// benchmarks (bench/*.bench.ts), each in its own process.
 // Run: pnpm bench [--quick] [--json] [--filter TEXT]
 
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildCases, detectRedactGateCases, matcherScanCases, redactGateCases, restoreCases, runMicro, type MicroCase } from '../src/bench/micro.ts';
+import { buildCases, detectRedactGateCases, matcherScanCases, redactGateCases, restoreCases, restoreShapeCases, runMicro, type MicroCase } from '../src/bench/micro.ts';
 import { machineInfo } from '../src/bench/machine.ts';
 import { redactShapeCases } from '../src/bench/redact-shapes.ts';
 import { formatMicroTable } from '../src/bench/report.ts';
@@ -22,6 +22,8 @@ const quick = values.quick === true;
 const counts = quick ? [10, 1_000, 10_000] : [10, 100, 1_000, 10_000];
 const sizes: SizeName[] = quick ? ['50KiB', '500KiB'] : ['1KiB', '50KiB', '500KiB', '5MiB'];
 
+// Restore shapes that used to be quadratic (issue 9): 500 KiB of JSON text holds ~8,000 placeholders.
+const restoreShapes = restoreShapeCases(1_000, quick ? ['5MiB'] : ['500KiB', '5MiB'], ['500KiB']);
 let cases: MicroCase[] = [
   ...buildCases(counts),
   ...matcherScanCases(counts, sizes),
@@ -29,6 +31,7 @@ let cases: MicroCase[] = [
   ...detectRedactGateCases(counts, sizes),
   ...redactShapeCases(counts, sizes),
   ...restoreCases(counts, sizes),
+  ...restoreShapes,
 ];
 if (values.filter !== undefined) cases = cases.filter((c) => c.name.includes(values.filter as string));
 

@@ -6,6 +6,7 @@ import { Bench } from 'tinybench';
 import { createDetector } from '../detect/detector.ts';
 import { createDetectedStore } from '../detect/store.ts';
 import { anthropicMessages } from '../providers/anthropic-messages.ts';
+import { generic } from '../providers/generic.ts';
 import { redactBody } from '../redact/body.ts';
 import { gateRequest } from '../redact/gate.ts';
 import { createMatcher } from '../redact/matcher.ts';
@@ -250,6 +251,81 @@ export function restoreCases(counts: readonly number[], sizes: readonly SizeName
       },
     ];
   });
+}
+
+/** Bytes of one `data:` line in the many-lines SSE shape (issue 9: `data: x` + LF). */
+const SHAPE_LINE_BYTES = 8;
+/** Bytes of text per placeholder in the JSON-text shape (500 KiB holds ~8,000, the issue's figure). */
+const SHAPE_TEXT_BYTES_PER_PLACEHOLDER = 64;
+
+/**
+ * Shapes that were quadratic before the forward lexer and the incremental SSE framing (issue 9, item
+ * 13): one SSE event made of many 8-byte `data:` lines (a few holding placeholders), and one JSON
+ * response whose tool-call arguments (JSON text in a string) hold a placeholder every 64 bytes.
+ */
+export function restoreShapeCases(n: number, lineSizes: readonly SizeName[], textSizes: readonly SizeName[]): MicroCase[] {
+  const lines = lineSizes.map((size): MicroCase => {
+    const name = `micro/restore-sse/one-event-8-byte-lines/${countLabel(n)}/${size}`;
+    return {
+      name,
+      prepare: () => {
+        const { set, values } = benchSecretSet(n);
+        const planted = spread(values, MICRO_HITS);
+        const placeholders = planted.map((v) => set.placeholders[set.values.indexOf(v)] as string);
+        const count = Math.floor(SIZES[size] / SHAPE_LINE_BYTES);
+        const every = Math.floor(count / (MICRO_HITS + 1));
+        const parts: string[] = [];
+        for (let i = 0; i < count; i++) parts.push(i > 0 && i % every === 0 && i / every <= MICRO_HITS ? `data: ${placeholders[i / every - 1] as string}\n` : `data: ${String.fromCharCode(97 + (i % 26))}\n`);
+        const text = `${parts.join('')}\n`;
+        const body = Buffer.from(text);
+        const input = chunks(body, RESTORE_CHUNK_BYTES);
+        let want = text;
+        placeholders.forEach((p, i) => (want = want.replace(p, planted[i] as string)));
+        const run = (): Buffer[] => feed(createSseRestorer(set, generic, createRestoreStats(), { maxEventBytes: 64 * 1024 * 1024 }), input);
+        return {
+          bytes: body.length,
+          fn: run,
+          check: () => {
+            if (Buffer.concat(run()).toString('utf8') !== want) fail(name, 'restored event differs from the expected one');
+          },
+        };
+      },
+    };
+  });
+  const texts = textSizes.map((size): MicroCase => {
+    const name = `micro/restore-json/json-text-placeholders/${countLabel(n)}/${size}`;
+    return {
+      name,
+      prepare: () => {
+        const { set, values } = benchSecretSet(n);
+        const count = Math.floor(SIZES[size] / SHAPE_TEXT_BYTES_PER_PLACEHOLDER);
+        const planted = spread(values, Math.min(count, values.length));
+        const words: string[] = [];
+        const wantWords: string[] = [];
+        for (let i = 0; i < count; i++) {
+          const v = planted[i % planted.length] as string;
+          const pad = 'lorem ipsum dolor sit amet'.slice(0, SHAPE_TEXT_BYTES_PER_PLACEHOLDER - 32);
+          words.push(`${pad} ${set.placeholders[set.values.indexOf(v)] as string}`);
+          wantWords.push(`${pad} ${v}`);
+        }
+        const args = JSON.stringify({ path: 'notes.md', content: words.join('\n') });
+        const body = Buffer.from(JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'write_file', arguments: args } }] }, finish_reason: 'tool_calls' }] }));
+        const input = chunks(body, RESTORE_CHUNK_BYTES);
+        const want = wantWords.join('\n');
+        const run = (): Buffer[] => feed(createBodyRestorer(set, 'json', createRestoreStats()), input);
+        return {
+          bytes: body.length,
+          fn: run,
+          check: () => {
+            const out = JSON.parse(Buffer.concat(run()).toString('utf8')) as { choices: Array<{ message: { tool_calls: Array<{ function: { arguments: string } }> } }> };
+            const got = JSON.parse(out.choices[0]?.message.tool_calls[0]?.function.arguments ?? '{}') as { content?: string };
+            if (got.content !== want) fail(name, 'restored arguments differ from the expected ones');
+          },
+        };
+      },
+    };
+  });
+  return [...lines, ...texts];
 }
 
 function grid(counts: readonly number[], sizes: readonly SizeName[]): Array<[number, SizeName]> {

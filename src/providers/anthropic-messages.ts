@@ -1,13 +1,17 @@
 // Anthropic Messages streaming (`POST /v1/messages`, stream: true): content blocks keyed by `index`
-// carry text_delta.text, thinking_delta.thinking and input_json_delta.partial_json (JSON text).
+// carry text_delta.text, thinking_delta.thinking and input_json_delta.partial_json (JSON text, the
+// arguments of the tool call that content_block_start names).
 
-import { ALL_KEYS, type DeltaField, type StreamAdapter } from './types.ts';
+import { ALL_KEYS, type DeltaField, type StreamAdapter, type StreamOpen } from './types.ts';
 
 const FIELDS: Record<string, { field: string; json: boolean }> = {
   text_delta: { field: 'text', json: false },
   thinking_delta: { field: 'thinking', json: false },
   input_json_delta: { field: 'partial_json', json: true },
 };
+
+/** Content blocks whose `input` streams as input_json_delta. */
+const TOOL_BLOCKS = new Set(['tool_use', 'server_tool_use', 'mcp_tool_use']);
 
 export const anthropicMessages: StreamAdapter = {
   id: 'anthropic-messages',
@@ -17,7 +21,16 @@ export const anthropicMessages: StreamAdapter = {
     const spec = typeof delta?.type === 'string' ? FIELDS[delta.type] : undefined;
     if (spec === undefined || typeof delta?.[spec.field] !== 'string') return [];
     const field: DeltaField = { key: String(data.index), path: ['delta', spec.field], json: spec.json };
+    if (spec.json) field.tool = {};
     return [field];
+  },
+  opens(_event, data) {
+    if (data.type !== 'content_block_start') return [];
+    const block = data.content_block as Record<string, unknown> | undefined;
+    if (typeof block !== 'object' || block === null) return [];
+    const open: StreamOpen = { key: String(data.index), json: TOOL_BLOCKS.has(String(block.type)) };
+    if (open.json) open.tool = toolInfo(block);
+    return [open];
   },
   ends(event, data) {
     if (data === undefined) return event === 'error' ? ALL_KEYS : undefined;
@@ -29,3 +42,10 @@ export const anthropicMessages: StreamAdapter = {
     return undefined;
   },
 };
+
+function toolInfo(block: Record<string, unknown>): { id?: string; name?: string } {
+  const info: { id?: string; name?: string } = {};
+  if (typeof block.id === 'string') info.id = block.id;
+  if (typeof block.name === 'string') info.name = block.name;
+  return info;
+}

@@ -7,4 +7,5 @@ export const generic: StreamAdapter = {
   id: 'generic',
   deltas: () => [],
   ends: () => undefined,
+  streams: false,
 };

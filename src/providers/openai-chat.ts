@@ -1,10 +1,11 @@
 // OpenAI Chat Completions streaming (`POST /v1/chat/completions`): `data:` lines only, ending with
 // `[DONE]`; choices[i].delta.content and choices[i].delta.tool_calls[j].function.arguments (JSON
-// text; only the first fragment carries id and name). OpenAI-compatible providers (DESIGN §3) stream
-// text in more places: `reasoning_content` (DeepSeek, vLLM), `reasoning` and `reasoning_details[].text`
-// (OpenRouter), and `content` as an array of parts (Mistral: text parts and `thinking` parts).
+// text; only the first fragment carries the call's id and name). OpenAI-compatible providers (DESIGN §3)
+// stream text in more places: `reasoning_content` (DeepSeek, vLLM), `reasoning` and
+// `reasoning_details[].text` (OpenRouter), and `content` as an array of parts (Mistral: text parts and
+// `thinking` parts).
 
-import { ALL_KEYS, type DeltaField, type StreamAdapter } from './types.ts';
+import { ALL_KEYS, type DeltaField, type StreamAdapter, type ToolCallInfo } from './types.ts';
 
 const TEXT_FIELDS = ['content', 'refusal', 'reasoning_content', 'reasoning'] as const;
 
@@ -34,7 +35,10 @@ export const openaiChat: StreamAdapter = {
       calls.forEach((call: Record<string, unknown>, ti) => {
         const fn = call?.function as Record<string, unknown> | undefined;
         if (typeof fn?.arguments !== 'string') return;
-        out.push({ key: `${idx}/tool/${String(call.index ?? ti)}`, path: ['choices', ci, 'delta', 'tool_calls', ti, 'function', 'arguments'], json: true });
+        const tool: ToolCallInfo = {};
+        if (typeof call.id === 'string') tool.id = call.id;
+        if (typeof fn.name === 'string') tool.name = fn.name;
+        out.push({ key: `${idx}/tool/${String(call.index ?? ti)}`, path: ['choices', ci, 'delta', 'tool_calls', ti, 'function', 'arguments'], json: true, tool });
       });
     });
     return out;
@@ -52,7 +56,10 @@ export const openaiChat: StreamAdapter = {
   },
 };
 
-/** Text in a `content` array: `{type:"text",text}` parts, and `{type:"thinking",thinking:[{type:"text",text}]}`. */
+/**
+ * Text in a `content` array: `{type:"text",text}` parts, and `{type:"thinking",thinking:[{type:"text",text}]}`.
+ * Several thinking texts in one event continue one stream, in order.
+ */
 function contentParts(parts: unknown[], idx: string, path: ReadonlyArray<string | number>, out: DeltaField[]): void {
   parts.forEach((part, k) => {
     const p = part as Record<string, unknown> | null;

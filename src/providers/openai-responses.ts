@@ -1,9 +1,10 @@
 // OpenAI Responses streaming (`POST /v1/responses`): `response.*.delta` events keyed by item and
 // part (output_text, refusal, reasoning, function_call_arguments and mcp arguments as JSON text,
 // custom_tool_call_input as plain text — Codex apply_patch). The matching `*.done`,
-// `response.output_item.done` and `response.completed` repeat whole values and are restored as such.
+// `response.content_part.done`, `response.output_item.done` and `response.completed` repeat whole
+// values: declared as copies of their stream, and restored in place like every other string.
 
-import { ALL_KEYS, type DeltaField, type StreamAdapter } from './types.ts';
+import { ALL_KEYS, type CopyField, type DeltaField, type StreamAdapter, type StreamOpen, type ToolCallInfo } from './types.ts';
 
 /** `response.foo.delta` / `response.foo.done` → the stream key shared by both. */
 function streamKey(type: string, data: Record<string, unknown>): string {
@@ -12,13 +13,61 @@ function streamKey(type: string, data: Record<string, unknown>): string {
   return `${String(data.item_id ?? data.output_index ?? '')}|${base}|${String(part)}`;
 }
 
+/** The field a `*.done` event repeats its stream's whole value in. */
+const DONE_FIELDS: Record<string, string> = {
+  'response.output_text.done': 'text',
+  'response.refusal.done': 'refusal',
+  'response.reasoning_text.done': 'text',
+  'response.reasoning_summary_text.done': 'text',
+  'response.function_call_arguments.done': 'arguments',
+  'response.mcp_call_arguments.done': 'arguments',
+  'response.custom_tool_call_input.done': 'input',
+};
+
+/** Items whose arguments stream as deltas: the stream they feed and whether that is JSON text. */
+const TOOL_ITEMS: Record<string, { stream: string; field: string; json: boolean }> = {
+  function_call: { stream: 'response.function_call_arguments', field: 'arguments', json: true },
+  mcp_call: { stream: 'response.mcp_call_arguments', field: 'arguments', json: true },
+  custom_tool_call: { stream: 'response.custom_tool_call_input', field: 'input', json: false },
+};
+
 export const openaiResponses: StreamAdapter = {
   id: 'openai-responses',
   deltas(_event, data) {
     const type = data.type;
     if (typeof type !== 'string' || !type.endsWith('.delta') || typeof data.delta !== 'string') return [];
+    const base = type.slice(0, -'.delta'.length);
+    const tool = Object.values(TOOL_ITEMS).some((t) => t.stream === base);
     const field: DeltaField = { key: streamKey(type, data), path: ['delta'], json: type.includes('arguments') };
+    if (tool) field.tool = {};
     return [field];
+  },
+  opens(_event, data) {
+    if (data.type !== 'response.output_item.added') return [];
+    const item = data.item as Record<string, unknown> | undefined;
+    const spec = typeof item?.type === 'string' ? TOOL_ITEMS[item.type] : undefined;
+    if (item === undefined || spec === undefined) return [];
+    const open: StreamOpen = { key: `${String(item.id ?? data.output_index ?? '')}|${spec.stream}|`, json: spec.json, tool: toolInfo(item) };
+    return [open];
+  },
+  copies(_event, data) {
+    const type = data.type;
+    if (typeof type !== 'string') return [];
+    const field = DONE_FIELDS[type];
+    if (field !== undefined) return typeof data[field] === 'string' ? [{ key: streamKey(type, data), path: [field], json: field === 'arguments' }] : [];
+    if (type === 'response.content_part.done' || type === 'response.reasoning_summary_part.done') {
+      const part = data.part as Record<string, unknown> | undefined;
+      const stream = type === 'response.content_part.done' ? (part?.type === 'refusal' ? 'response.refusal' : 'response.output_text') : 'response.reasoning_summary_text';
+      const text = part?.type === 'refusal' ? 'refusal' : 'text';
+      if (typeof part?.[text] !== 'string') return [];
+      return [{ key: `${String(data.item_id ?? '')}|${stream}|${String(data.content_index ?? data.summary_index ?? '')}`, path: ['part', text], json: false }];
+    }
+    if (type === 'response.output_item.done') return itemCopies(data.item, ['item']);
+    if (type === 'response.completed' || type === 'response.incomplete' || type === 'response.failed') {
+      const output = (data.response as Record<string, unknown> | undefined)?.output;
+      return Array.isArray(output) ? output.flatMap((item, k) => itemCopies(item, ['response', 'output', k])) : [];
+    }
+    return [];
   },
   ends(event, data) {
     if (data === undefined) return event === 'error' ? ALL_KEYS : undefined;
@@ -37,3 +86,34 @@ export const openaiResponses: StreamAdapter = {
     return undefined;
   },
 };
+
+function toolInfo(item: Record<string, unknown>): ToolCallInfo {
+  const info: ToolCallInfo = {};
+  const id = item.call_id ?? item.id;
+  if (typeof id === 'string') info.id = id;
+  if (typeof item.name === 'string') info.name = item.name;
+  return info;
+}
+
+/** The copies an output item carries: message text and refusals, reasoning text, tool-call arguments. */
+function itemCopies(value: unknown, at: ReadonlyArray<string | number>): CopyField[] {
+  if (typeof value !== 'object' || value === null) return [];
+  const item = value as Record<string, unknown>;
+  const id = String(item.id ?? '');
+  const out: CopyField[] = [];
+  const parts = (list: unknown, field: string, stream: (p: Record<string, unknown>) => string, name: string): void => {
+    if (!Array.isArray(list)) return;
+    list.forEach((p: Record<string, unknown>, i) => {
+      const f = p?.type === 'refusal' ? 'refusal' : field;
+      if (typeof p?.[f] === 'string') out.push({ key: `${id}|${stream(p)}|${i}`, path: [...at, name, i, f], json: false });
+    });
+  };
+  if (item.type === 'message') parts(item.content, 'text', (p) => (p.type === 'refusal' ? 'response.refusal' : 'response.output_text'), 'content');
+  if (item.type === 'reasoning') {
+    parts(item.summary, 'text', () => 'response.reasoning_summary_text', 'summary');
+    parts(item.content, 'text', () => 'response.reasoning_text', 'content');
+  }
+  const spec = typeof item.type === 'string' ? TOOL_ITEMS[item.type] : undefined;
+  if (spec !== undefined && typeof item[spec.field] === 'string') out.push({ key: `${id}|${spec.stream}|`, path: [...at, spec.field], json: spec.json, tool: toolInfo(item) });
+  return out;
+}

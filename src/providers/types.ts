@@ -1,32 +1,67 @@
 // What a wire-format adapter declares so shared code never asks which provider it is handling: the
-// streamed text fields that may carry a placeholder split across events, and where each one ends.
+// streamed string fields of each event that continue a stream across events (deltas), the events that
+// open a stream and name its tool call, the whole-value copies an event carries, and where streams end.
+// The stream restorer (src/restore/stream-restorer.ts) works on these declarations whatever the framing
+// (SSE events, NDJSON lines, elements of a streamed JSON array).
 
 export type AdapterId = 'anthropic-messages' | 'openai-chat' | 'openai-responses' | 'generic';
 
-/** One streamed text fragment inside an event's data. */
+/** The tool call a stream belongs to, as far as an event names it. */
+export interface ToolCallInfo {
+  id?: string;
+  name?: string;
+}
+
+/** One streamed string fragment inside an event's data. */
 export interface DeltaField {
   /** The stream it continues (content block, choice + tool call, item + part). */
   key: string;
   /** Path to the string inside the event's data object. */
   path: ReadonlyArray<string | number>;
-  /** Fragments of JSON text (tool arguments): a value restored inside it is escaped once more. */
+  /** The stream's content is JSON text (tool arguments). Every stream is lexed from its start either way. */
   json: boolean;
+  /** Set when the stream is a tool call's arguments; id and name when this event carries them. */
+  tool?: ToolCallInfo;
+}
+
+/** A whole-value copy of a stream's content in an event (`*.done`, `response.output_item.done`, `response.completed`). */
+export interface CopyField {
+  /** The stream it copies. */
+  key: string;
+  path: ReadonlyArray<string | number>;
+  json: boolean;
+  tool?: ToolCallInfo;
+}
+
+/** A stream an event opens (Anthropic `content_block_start`, Responses `output_item.added`), with its tool call. */
+export interface StreamOpen {
+  key: string;
+  json: boolean;
+  tool?: ToolCallInfo;
 }
 
 export interface StreamAdapter {
   readonly id: AdapterId;
-  /** Streamed text fields of this event. */
+  /** Streamed string fields of this event. Must not depend on the fields' own contents. */
   deltas(event: string, data: Record<string, unknown>): DeltaField[];
   /**
-   * Which open streams end at this event (so text held back for them is sent first): a predicate on
-   * keys, or undefined when none end. `data` is undefined for non-JSON data such as `[DONE]`.
+   * Which open streams end at this event (held text for them is sent first): a predicate on keys, or
+   * undefined when none end. `data` is undefined for non-JSON data such as `[DONE]`.
    */
   ends(event: string, data: Record<string, unknown> | undefined, rawData: string): ((key: string) => boolean) | undefined;
+  /** Streams this event opens (optional; tool-call names for sink policies). */
+  opens?(event: string, data: Record<string, unknown>): StreamOpen[];
+  /** Whole-value copies this event carries (optional; every string is restored either way). */
+  copies?(event: string, data: Record<string, unknown>): CopyField[];
+  /** False when the adapter never declares deltas: no per-stream state is kept. */
+  readonly streams?: boolean;
+  /** A JSON-typed response is a streamed array of events (`[{…},{…}]`) rather than one document. */
+  readonly jsonArrayStream?: boolean;
 }
 
 export const ALL_KEYS = (): boolean => true;
 
-/** Reads a string at `path` in `data`, or undefined. */
+/** Reads the value at `path` in `data`, or undefined. */
 export function getPath(data: unknown, path: ReadonlyArray<string | number>): unknown {
   let node: unknown = data;
   for (const k of path) {
@@ -34,11 +69,4 @@ export function getPath(data: unknown, path: ReadonlyArray<string | number>): un
     node = (node as Record<string | number, unknown>)[k];
   }
   return node;
-}
-
-/** Sets the value at `path` in `data` (the parents must exist). */
-export function setPath(data: unknown, path: ReadonlyArray<string | number>, value: unknown): void {
-  let node = data as Record<string | number, unknown>;
-  for (let i = 0; i < path.length - 1; i++) node = node[path[i] as string | number] as Record<string | number, unknown>;
-  node[path[path.length - 1] as string | number] = value;
 }

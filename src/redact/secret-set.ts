@@ -75,6 +75,9 @@ export interface SecretSet {
 
 const NO_HOSTS: readonly string[] = [];
 
+/** Escape depths whose value bytes are cached per secret (restore rarely sees deeper strings). */
+const CACHED_DEPTHS = 8;
+
 /** Prefix of the names detected credentials are counted under (`detected:github-classic-pat`). */
 export const DETECTED_PREFIX = 'detected:';
 
@@ -199,7 +202,10 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
         if (b === undefined) throw new Error('secret set: a detected value was evicted between its lookup and its restore');
         return b;
       }
-      const k = index * 8 + depth;
+      // The cache keys entries by index * 8 + depth: deeper forms (rare) are built each time, so a
+      // depth of 8 or more never reads another secret's entry.
+      if (depth >= CACHED_DEPTHS) return Buffer.from(jsonEscapeDepth(values[index] as string, depth), 'utf8');
+      const k = index * CACHED_DEPTHS + depth;
       let b = cache.get(k);
       if (b === undefined) {
         b = Buffer.from(jsonEscapeDepth(values[index] as string, depth), 'utf8');

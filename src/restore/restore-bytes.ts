@@ -1,5 +1,6 @@
-// Replaces complete placeholders in bytes with their values, escaped for their context, and reports
-// where a trailing partial placeholder starts so a stream can hold it back until the next piece.
+// Replaces complete placeholders in bytes with their values, escaped for the string depth they sit at,
+// and reports where a trailing partial placeholder starts so a stream can hold it back until the next
+// piece. Only the placeholder's bytes change; everything else is passed on as subarrays of the input.
 
 import { PLACEHOLDER_FIRST_BYTE, PLACEHOLDER_LENGTH, probePlaceholder } from '../redact/placeholder.ts';
 import type { CountMap } from '../redact/replace.ts';
@@ -9,7 +10,7 @@ import type { SecretSet } from '../redact/secret-set.ts';
 export interface RestoreStats {
   /** Restores per secret index. */
   restores: CountMap;
-  /** Placeholder-like text that matched no registered value (mangled or unknown). */
+  /** Placeholder-like text that was not restored: mangled, unknown, or at an unknown string depth. */
   misses: number;
 }
 
@@ -23,12 +24,16 @@ export interface RestoreResult {
   parts: Buffer[];
   /** Offset in `buf` where a partial placeholder begins (held back), or -1. */
   heldFrom: number;
+  /** The string depth at `heldFrom` (when held). */
+  heldDepth: number;
   changed: boolean;
 }
 
 /**
- * Restores every complete placeholder in `buf`; `depthAt(pos)` gives the JSON string depth for the
- * value at `pos`. When `holdPartial`, a placeholder cut off by the end of `buf` is not emitted.
+ * Restores every complete placeholder in `buf`. `depthAt(pos)` gives the string depth of the
+ * placeholder at `pos` (negative: unknown, then it is not restored and counts as a miss); it is called
+ * once per position, in increasing order. When `holdPartial`, a placeholder cut off by the end of
+ * `buf` is not emitted.
  */
 export function restoreBytes(
   set: SecretSet,
@@ -38,19 +43,21 @@ export function restoreBytes(
   holdPartial: boolean,
 ): RestoreResult {
   let i = buf.indexOf(PLACEHOLDER_FIRST_BYTE);
-  if (i === -1) return { parts: [buf], heldFrom: -1, changed: false };
+  if (i === -1) return { parts: [buf], heldFrom: -1, heldDepth: 0, changed: false };
   const parts: Buffer[] = [];
   let pos = 0;
   let heldFrom = -1;
+  let heldDepth = 0;
   let changed = false;
   while (i !== -1) {
     const probe = probePlaceholder(buf, i, buf.length);
     if (probe.kind === 'full') {
       const secret = set.secretForId(probe.id);
-      // Registered secrets are >= 0, detected ones <= -2 (SecretSet.secretForId).
-      if (secret !== -1) {
+      // Registered secrets are >= 0, detected ones <= -2, unknown -1 (SecretSet.secretForId).
+      const depth = secret !== -1 ? depthAt(i) : -1;
+      if (depth >= 0) {
         if (i > pos) parts.push(buf.subarray(pos, i));
-        parts.push(set.valueBytes(secret, depthAt(i)));
+        parts.push(set.valueBytes(secret, depth));
         bump(stats.restores, secret);
         pos = i + PLACEHOLDER_LENGTH;
         changed = true;
@@ -62,12 +69,13 @@ export function restoreBytes(
       stats.misses++;
     } else if (probe.kind === 'partial' && holdPartial) {
       heldFrom = i;
+      heldDepth = depthAt(i);
       break;
     }
     i = buf.indexOf(PLACEHOLDER_FIRST_BYTE, i + 1);
   }
   const end = heldFrom === -1 ? buf.length : heldFrom;
-  if (!changed) return { parts: [end === buf.length ? buf : buf.subarray(0, end)], heldFrom, changed: false };
+  if (!changed) return { parts: [end === buf.length ? buf : buf.subarray(0, end)], heldFrom, heldDepth, changed: false };
   if (end > pos) parts.push(buf.subarray(pos, end));
-  return { parts, heldFrom, changed };
+  return { parts, heldFrom, heldDepth, changed };
 }

@@ -1,24 +1,64 @@
-// Server-sent events at the byte level (WHATWG HTML §9.2): finding where complete events end in a
-// stream, splitting a region into event blocks, and reading/rewriting one block. Lines end in CRLF, LF
-// or CR; a blank line ends an event. Bytes are decoded only per complete event.
+// Server-sent events at the byte level (WHATWG HTML §9.2): the SSE framing of the stream restorer —
+// finding where complete events end (each byte searched once, however the event is cut into chunks
+// and lines), splitting a region into event blocks, and reading and rewriting one block by byte
+// surgery. Lines end in CRLF, LF or CR; a blank line ends an event. Nothing is decoded here.
+
+import { FictaError } from '../errors.ts';
+import { applyEdits, type Edit, type FramedEvent, type Framing } from './framing.ts';
 
 const LF = 0x0a;
 const CR = 0x0d;
+const COLON = 0x3a;
+const SPACE = 0x20;
 
 /**
  * Offset just past the last complete event in `buf` (after its blank line), or -1. Recognises LF LF,
  * CRLF CRLF, mixed forms, and CR CR for streams that use bare CR.
  */
-export function lastEventEnd(buf: Buffer): number {
-  let i = buf.lastIndexOf(LF);
-  while (i > 0) {
+export function lastEventEnd(buf: Buffer, from = 0, to = buf.length): number {
+  let i = previousLf(buf, to - 1, from);
+  while (i > from) {
     const p = buf[i - 1];
-    if (p === LF || (p === CR && i >= 2 && buf[i - 2] === LF) || p === CR && i >= 2 && buf[i - 2] === CR) return i + 1;
-    i = buf.lastIndexOf(LF, i - 1);
+    if (p === LF || (p === CR && i - 2 >= from && buf[i - 2] === LF) || (p === CR && i - 2 >= from && buf[i - 2] === CR)) return i + 1;
+    i = previousLf(buf, i - 1, from);
   }
   // Bare-CR streams: CR CR not followed by LF (a following LF may still arrive; harmless either way).
-  const r = buf.lastIndexOf('\r\r');
-  return r === -1 ? -1 : r + 2;
+  if (to - from < 2) return -1;
+  const r = buf.lastIndexOf(CRCR, to - 2);
+  return r < from ? -1 : r + 2;
+}
+
+const CRCR = Buffer.from('\r\r', 'latin1');
+
+/**
+ * Bytes looked at one by one before a search call. An event of many short lines (8-byte `data:`
+ * lines, 12 MB) cost one Buffer search per line — 80 ms/MB across the passes over it; scanning the
+ * next few bytes first costs short lines no call, and long lines still one search.
+ */
+const NEAR = 48;
+
+/** The last LF in buf[floor, from], or -1. */
+function previousLf(buf: Buffer, from: number, floor: number): number {
+  const stop = Math.max(from - NEAR, floor - 1);
+  for (let k = from; k > stop; k--) if (buf[k] === LF) return k;
+  // A negative offset would search from the buffer's end.
+  if (stop < floor) return -1;
+  const i = buf.lastIndexOf(LF, stop);
+  return i < floor ? -1 : i;
+}
+
+/** The next LF or CR at or after `from`, or -1; `cursor.cr` caches the next CR (-2 unknown, -1 none). */
+function nextBreak(buf: Buffer, from: number, cursor: { cr: number }): number {
+  const stop = Math.min(buf.length, from + NEAR);
+  for (let k = from; k < stop; k++) {
+    const b = buf[k];
+    if (b === LF || b === CR) return k;
+  }
+  if (stop === buf.length) return -1;
+  const lf = buf.indexOf(LF, stop);
+  if (cursor.cr !== -1 && cursor.cr < stop) cursor.cr = buf.indexOf(CR, stop);
+  const cr = cursor.cr;
+  return lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
 }
 
 /** Offset just past the first complete event starting at `from`, or -1. */
@@ -45,10 +85,7 @@ function eventEnd(buf: Buffer, from: number, cursor: { cr: number }): number {
       i = j;
       continue;
     }
-    const lf = buf.indexOf(LF, i);
-    if (cursor.cr !== -1 && cursor.cr < i) cursor.cr = buf.indexOf(CR, i);
-    const cr = cursor.cr;
-    const next = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
+    const next = nextBreak(buf, i, cursor);
     if (next === -1) return -1;
     i = next;
   }
@@ -72,57 +109,217 @@ export function splitEvents(region: Buffer): Buffer[] {
   return out;
 }
 
-export interface SseEvent {
-  /** `event:` field, or "message" when absent. */
-  name: string;
-  /** Joined `data:` lines, or undefined when the block has none. */
-  data: string | undefined;
-  /** The line terminator the block uses. */
-  eol: string;
-  /** Every line of the block without terminators (the final blank line excluded). */
-  lines: string[];
-}
-
-/** Reads one event block. */
-export function parseEvent(block: Buffer): SseEvent {
-  const text = block.toString('utf8');
-  const eol = text.includes('\r\n') ? '\r\n' : text.includes('\n') ? '\n' : '\r';
-  const lines = text.split(/\r\n|\n|\r/);
-  while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
-  let name = 'message';
-  let data: string[] | undefined;
-  for (const line of lines) {
-    if (line === '' || line.startsWith(':')) continue;
-    const colon = line.indexOf(':');
-    const field = colon === -1 ? line : line.slice(0, colon);
-    let value = colon === -1 ? '' : line.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'event') name = value;
-    else if (field === 'data') (data ??= []).push(value);
-  }
-  return { name, data: data?.join('\n'), eol, lines };
-}
-
-/** Re-serialises an event with new data (one `data:` line in place of the old ones), keeping its other lines. */
-export function formatEvent(event: SseEvent, data: string): Buffer {
-  const out: string[] = [];
-  let placed = false;
-  for (const line of event.lines) {
-    if (line.startsWith('data:') || line === 'data') {
-      if (!placed) {
-        for (const part of data.split('\n')) out.push(`data: ${part}`);
-        placed = true;
+/** The SSE framing: regions of whole events; an unfinished event is kept up to `maxEventBytes`. */
+export function createSseFraming(maxEventBytes: number): Framing {
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let crRegion: Buffer | undefined;
+  let crFrom = 0;
+  const cursor = { cr: -2 };
+  const overflow = (): never => {
+    throw new FictaError('FICTA_STREAM_OVERFLOW', `restore: an SSE event exceeded ${maxEventBytes} bytes`);
+  };
+  return {
+    push(chunk) {
+      if (chunk.length === 0) return [];
+      // Only the new bytes are searched (plus a blank line that straddles the previous chunk's end),
+      // so an event cut into many chunks or made of many short lines costs its length, not its square.
+      let end = lastEventEnd(chunk);
+      if (end === -1 && pendingBytes > 0) end = straddlingEnd(pending, chunk);
+      if (end === -1) {
+        pending.push(chunk);
+        pendingBytes += chunk.length;
+        if (pendingBytes > maxEventBytes) overflow();
+        return [];
       }
-      continue;
-    }
-    out.push(line);
-  }
-  if (!placed) for (const part of data.split('\n')) out.push(`data: ${part}`);
-  return Buffer.from(out.join(event.eol) + event.eol + event.eol, 'utf8');
+      const head = end === chunk.length ? chunk : chunk.subarray(0, end);
+      const region = pending.length === 0 ? head : Buffer.concat([...pending, head]);
+      pending = end === chunk.length ? [] : [chunk.subarray(end)];
+      pendingBytes = chunk.length - end;
+      if (pendingBytes > maxEventBytes) overflow();
+      return [region];
+    },
+    end() {
+      if (pendingBytes === 0) return undefined;
+      const rest = pending.length === 1 ? (pending[0] as Buffer) : Buffer.concat(pending);
+      pending = [];
+      pendingBytes = 0;
+      return rest;
+    },
+    nextEventEnd(region, from) {
+      // The next CR is searched once per region, not from every event start (a 16 KiB region without
+      // CR was searched to its end for each event read).
+      if (region !== crRegion || from < crFrom) {
+        crRegion = region;
+        cursor.cr = -2;
+      }
+      crFrom = from;
+      const end = eventEnd(region, from, cursor);
+      return end === -1 ? region.length : end;
+    },
+    lastEventEnd: (region, from, to) => lastEventEnd(region, from, to),
+    read: readSseEvent,
+    // Every CR in data ends a line (the client would read LF): a value holding one cannot arrive exactly.
+    carries: (value) => value.indexOf(CR) === -1,
+  };
 }
 
-/** A new event block from a name and data. */
-export function buildEvent(name: string | undefined, data: string, eol = '\n'): Buffer {
-  const head = name === undefined || name === 'message' ? '' : `event: ${name}${eol}`;
-  return Buffer.from(`${head}data: ${data}${eol}${eol}`, 'utf8');
+/** A blank line whose end falls in the first bytes of `chunk` but that began in the pending bytes before it. */
+function straddlingEnd(pending: readonly Buffer[], chunk: Buffer): number {
+  // A blank line is at most 4 bytes (CRLF CRLF): the last 3 pending bytes, from however many chunks.
+  const last: Buffer[] = [];
+  let n = 0;
+  for (let k = pending.length - 1; k >= 0 && n < 3; k--) {
+    const p = pending[k] as Buffer;
+    const take = p.subarray(Math.max(0, p.length - (3 - n)));
+    last.unshift(take);
+    n += take.length;
+  }
+  const tail = Buffer.concat(last);
+  const window = Buffer.concat([tail, chunk.subarray(0, 4)]);
+  const end = lastEventEnd(window);
+  return end > tail.length ? end - tail.length : -1;
 }
+
+/** Reads one event block: its name, its data (the `data:` lines joined with LF) and a byte-surgery rewrite. */
+export function readSseEvent(block: Buffer): FramedEvent {
+  let name = 'message';
+  // Value spans of the data lines, in block offsets: the first in locals, the rest (rare) in arrays.
+  let start0 = -1;
+  let end0 = -1;
+  let more: DataLines | undefined;
+  let pos = 0;
+  const cursor = { cr: -2 };
+  while (pos < block.length) {
+    let lineEnd = nextBreak(block, pos, cursor);
+    if (lineEnd === -1) lineEnd = block.length;
+    let next = lineEnd;
+    if (block[next] === CR) next++;
+    if (next === lineEnd + 1 && block[next] === LF) next++;
+    else if (block[lineEnd] === LF) next++;
+    // Only `data` and `event` lines matter: a field name ends at the first colon (or the line's end).
+    const field = isField(block, pos, DATA) ? 4 : isField(block, pos, EVENT) ? 5 : 0;
+    const colon = pos + field;
+    if (field > 0 && colon <= lineEnd && (colon === lineEnd || block[colon] === COLON)) {
+      let value = colon < lineEnd ? colon + 1 : lineEnd;
+      if (value < lineEnd && block[value] === SPACE) value++;
+      if (field === 4) {
+        if (start0 === -1) {
+          start0 = value;
+          end0 = lineEnd;
+        } else {
+          more ??= { starts: new Int32Array(4), ends: new Int32Array(4), count: 0 };
+          if (more.count === more.starts.length) growLines(more);
+          more.starts[more.count] = value;
+          more.ends[more.count++] = lineEnd;
+        }
+      } else name = block.toString('utf8', value, lineEnd);
+    }
+    pos = next;
+  }
+  if (start0 === -1) return { name, data: undefined, rewrite: () => block };
+  if (more === undefined) {
+    const s0 = start0;
+    const e0 = end0;
+    return { name, data: block.subarray(s0, e0), rewrite: (edits) => rewriteLine(block, s0, e0, edits) };
+  }
+  const lines: DataLines = { starts: new Int32Array(more.count + 1), ends: new Int32Array(more.count + 1), count: more.count + 1 };
+  lines.starts[0] = start0;
+  lines.ends[0] = end0;
+  lines.starts.set(more.starts.subarray(0, more.count), 1);
+  lines.ends.set(more.ends.subarray(0, more.count), 1);
+  let size = lines.count - 1;
+  for (let k = 0; k < lines.count; k++) size += (lines.ends[k] as number) - (lines.starts[k] as number);
+  const data = Buffer.allocUnsafe(size);
+  let o = 0;
+  for (let k = 0; k < lines.count; k++) {
+    if (k > 0) data[o++] = LF;
+    const s = lines.starts[k] as number;
+    const e = lines.ends[k] as number;
+    // Short lines are copied here: a copy call per 8-byte line cost more than the bytes.
+    if (e - s > NEAR) o += block.copy(data, o, s, e);
+    else for (let i = s; i < e; i++) data[o++] = block[i] as number;
+  }
+  return { name, data, rewrite: (edits) => rewriteLines(block, lines, edits) };
+}
+
+/** Value spans of an event's data lines (block offsets). */
+interface DataLines {
+  starts: Int32Array;
+  ends: Int32Array;
+  count: number;
+}
+
+const DATA = Buffer.from('data');
+const EVENT = Buffer.from('event');
+
+function isField(block: Buffer, pos: number, name: Buffer): boolean {
+  for (let k = 0; k < name.length; k++) if (block[pos + k] !== name[k]) return false;
+  return true;
+}
+
+function growLines(l: DataLines): void {
+  const starts = new Int32Array(l.starts.length * 2);
+  const ends = new Int32Array(l.ends.length * 2);
+  starts.set(l.starts);
+  ends.set(l.ends);
+  l.starts = starts;
+  l.ends = ends;
+}
+
+/** Applies data-offset edits to a block with one data line. */
+function rewriteLine(block: Buffer, start: number, end: number, edits: readonly Edit[]): Buffer {
+  if (edits.length === 0) return block;
+  const mapped = edits.map((e): Edit => {
+    if (e.end > end - start) throw new FictaError('FICTA_RESTORE_INTERNAL', 'restore: an edit lies past the SSE data');
+    return { start: e.start + start, end: e.end + start, bytes: lineBytes(e.bytes, block, e.start === 0 ? start : -1, end) };
+  });
+  return applyEdits(block, mapped);
+}
+
+/**
+ * Applies data-offset edits to the block. A replacement that holds LF (a raw value restored into
+ * non-JSON data) is split into further `data:` lines with the block's own line ending: the client
+ * joins data lines with LF, so it reads the value exactly. A CR never gets here (see `carries`).
+ */
+function rewriteLines(block: Buffer, l: DataLines, edits: readonly Edit[]): Buffer {
+  if (edits.length === 0) return block;
+  const { starts, ends } = l;
+  const mapped: Edit[] = [];
+  let k = 0;
+  let dataStart = 0;
+  for (const e of edits) {
+    while (k < l.count - 1 && e.start > dataStart + ((ends[k] as number) - (starts[k] as number))) {
+      dataStart += (ends[k] as number) - (starts[k] as number) + 1;
+      k++;
+    }
+    const len = (ends[k] as number) - (starts[k] as number);
+    if (e.end - dataStart > len) throw new FictaError('FICTA_RESTORE_INTERNAL', 'restore: an edit crossed an SSE data line');
+    const at = (starts[k] as number) - dataStart;
+    mapped.push({ start: e.start + at, end: e.end + at, bytes: lineBytes(e.bytes, block, e.start === dataStart ? (starts[k] as number) : -1, ends[k] as number) });
+  }
+  return applyEdits(block, mapped);
+}
+
+/**
+ * `bytes` as they must stand in a data line ending at `lineEnd`: every LF turned into a line end (the
+ * block's own) followed by `data: `; and, when they start the line's value (`valueStart`, else -1) right
+ * after `data:` with no space, a leading space doubled (a reader drops one space after the colon).
+ */
+function lineBytes(bytes: Buffer, block: Buffer, valueStart: number, lineEnd: number): Buffer {
+  if (bytes.indexOf(CR) !== -1) throw new FictaError('FICTA_RESTORE_INTERNAL', 'restore: a CR was to be written into SSE data');
+  const lead = valueStart !== -1 && bytes[0] === SPACE && block[valueStart - 1] === COLON ? SPACE_BYTE : undefined;
+  if (bytes.indexOf(LF) === -1) return lead === undefined ? bytes : Buffer.concat([lead, bytes]);
+  const eol = block[lineEnd] === CR ? (block[lineEnd + 1] === LF ? '\r\n' : '\r') : '\n';
+  const joiner = Buffer.from(`${eol}data: `, 'latin1');
+  const parts: Buffer[] = lead === undefined ? [] : [lead];
+  let at = 0;
+  for (let i = bytes.indexOf(LF); i !== -1; i = bytes.indexOf(LF, at)) {
+    parts.push(bytes.subarray(at, i), joiner);
+    at = i + 1;
+  }
+  parts.push(bytes.subarray(at));
+  return Buffer.concat(parts);
+}
+
+const SPACE_BYTE = Buffer.from(' ', 'latin1');

@@ -1,6 +1,8 @@
-// The response half of a proxied request: chooses how a response body is handled (passthrough, JSON,
-// text or SSE restore, watermark frames stripped first), decodes its content-encoding when it must be
-// read, and writes it to the client as it arrives, with backpressure towards the upstream.
+// The response half of a proxied request: chooses how a response body is handled (passthrough, JSON or
+// text restore, or stream restore over SSE, NDJSON or a streamed JSON array, watermark frames stripped
+// first), decodes its content-encoding when it must be read, and writes it to the client as it
+// arrives, with backpressure towards the upstream. Without a content-type, the kind is sniffed on
+// enough bytes (body-sniff.ts), and the JSON lexer decides whether a body is JSON.
 
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { Transform } from 'node:stream';
@@ -8,9 +10,14 @@ import { createBrotliDecompress, createGunzip, createInflate, createZstdDecompre
 import type { StreamAdapter } from '../providers/types.ts';
 import type { SecretSet } from '../redact/secret-set.ts';
 import { createBodyRestorer, type ChunkTransform } from '../restore/body-restorer.ts';
+import type { Framing } from '../restore/framing.ts';
+import { createJsonSeqFraming } from '../restore/json-seq-frame.ts';
+import { createNdjsonFraming } from '../restore/ndjson-frame.ts';
 import type { RestoreStats } from '../restore/restore-bytes.ts';
-import { createSseRestorer } from '../restore/sse-restorer.ts';
-import { createDeltaStripper, createStripTransform, mayHoldFrame } from '../watermark/strip.ts';
+import { createSseFraming } from '../restore/sse-frame.ts';
+import { createStreamRestorer } from '../restore/stream-restorer.ts';
+import { createFrameStripper, createStripTransform, mayHoldFrame } from '../watermark/strip.ts';
+import { sniffBody } from './body-sniff.ts';
 import type { Watermarker } from '../watermark/watermarker.ts';
 import { parseContentEncoding, SUPPORTED_CODINGS } from './request-body.ts';
 import { clientHeaders } from './response-headers.ts';
@@ -64,7 +71,7 @@ export function createResponseWriter(
   const decodable = codings.every((c) => SUPPORTED_CODINGS.has(c));
   // Frames are stripped from every response while watermarking is on, so nothing to restore is not enough to pass through.
   const nothingToDo = set.inert && deps.watermarker === undefined;
-  const mode = nothingToDo || !decodable ? 'passthrough' : restoreMode(contentType);
+  const mode = nothingToDo || !decodable ? 'passthrough' : restoreMode(contentType, adapter);
 
   const rewritten = mode !== 'passthrough';
   res.writeHead(status, clientHeaders(headers, rewritten, log.id));
@@ -76,17 +83,20 @@ export function createResponseWriter(
   });
 
   let transform: ChunkTransform | undefined;
-  let sniffing = mode === 'sniff';
+  let sniffed: Buffer[] | undefined = mode === 'sniff' ? [] : undefined;
   const strip = deps.watermarker !== undefined;
-  const makeTransform = (m: 'sse' | 'json' | 'text'): ChunkTransform => {
-    const restore =
-      m === 'sse'
-        ? createSseRestorer(set, adapter, log.restore, { maxEventBytes: deps.limits.maxEventBytes, ...(strip ? { deltaFilter: createDeltaStripper, deltaFilterNeeded: mayHoldFrame } : {}) })
-        : createBodyRestorer(set, m, log.restore);
+  const makeTransform = (m: Exclude<RestoreMode, 'sniff' | 'passthrough'>): ChunkTransform => {
+    let restore: ChunkTransform;
+    if (m === 'json' || m === 'text') restore = createBodyRestorer(set, m, log.restore);
+    else {
+      const max = deps.limits.maxEventBytes;
+      const framing: Framing = m === 'sse' ? createSseFraming(max) : m === 'ndjson' ? createNdjsonFraming(max) : createJsonSeqFraming(max);
+      restore = createStreamRestorer(set, adapter, log.restore, framing, strip ? { deltaFilter: createFrameStripper, deltaFilterNeeded: mayHoldFrame } : {});
+    }
     // Watermark frames come off before placeholders are restored (DESIGN §1).
     return strip ? chain(createStripTransform(), restore) : restore;
   };
-  if (mode === 'sse' || mode === 'json' || mode === 'text') transform = makeTransform(mode);
+  if (mode !== 'sniff' && mode !== 'passthrough') transform = makeTransform(mode);
 
   let failed = false;
   let waiting = false;
@@ -106,11 +116,27 @@ export function createResponseWriter(
     }
     return res.writableLength < CLIENT_BUFFER_BYTES || res.destroyed;
   };
+  /** Holds the first bytes of a body without content-type until its kind is certain; then the transform takes them. */
+  const sniff = (chunk: Buffer | undefined): Buffer | undefined => {
+    const held = sniffed as Buffer[];
+    if (chunk !== undefined) held.push(chunk);
+    const head = held.length === 1 ? (held[0] as Buffer) : Buffer.concat(held);
+    const kind = sniffBody(head, chunk === undefined);
+    if (kind === undefined) {
+      sniffed = [head];
+      return undefined;
+    }
+    sniffed = undefined;
+    transform = makeTransform(kind === 'sse' ? 'sse' : 'text');
+    return head;
+  };
   /** Transforms and writes one decoded chunk; false when the client's buffer is full. */
-  const push = (chunk: Buffer): boolean => {
-    if (sniffing) {
-      transform = makeTransform(sniffMode(chunk));
-      sniffing = false;
+  const push = (input: Buffer): boolean => {
+    let chunk = input;
+    if (sniffed !== undefined) {
+      const head = sniff(chunk);
+      if (head === undefined) return true;
+      chunk = head;
     }
     let pieces: Buffer[];
     try {
@@ -125,7 +151,11 @@ export function createResponseWriter(
     if (failed) return;
     let pieces: Buffer[] = [];
     try {
-      if (transform !== undefined) pieces = transform.end();
+      if (sniffed !== undefined) {
+        const head = sniff(undefined) as Buffer;
+        if (head.length > 0) pieces = (transform as ChunkTransform).push(head);
+      }
+      if (transform !== undefined) pieces = [...pieces, ...transform.end()];
     } catch (e) {
       fail(e);
       return;
@@ -190,22 +220,19 @@ function chain(first: ChunkTransform, second: ChunkTransform): ChunkTransform {
   };
 }
 
-type RestoreMode = 'sse' | 'json' | 'text' | 'sniff' | 'passthrough';
+type RestoreMode = 'sse' | 'ndjson' | 'json-array' | 'json' | 'text' | 'sniff' | 'passthrough';
 
-function restoreMode(contentType: string): RestoreMode {
+/** Media types of newline-delimited JSON streams. */
+const NDJSON_TYPES = new Set(['application/x-ndjson', 'application/ndjson', 'application/jsonl', 'application/x-jsonlines']);
+
+function restoreMode(contentType: string, adapter: StreamAdapter): RestoreMode {
   const t = contentType.split(';', 1)[0]?.trim().toLowerCase() ?? '';
   if (t === 'text/event-stream') return 'sse';
-  if (t.includes('json')) return 'json';
+  if (NDJSON_TYPES.has(t)) return 'ndjson';
+  if (t.includes('json')) return adapter.jsonArrayStream === true ? 'json-array' : 'json';
   if (t === '') return 'sniff';
   if (t.startsWith('text/') || t.endsWith('+xml') || t === 'application/xml') return 'text';
   return 'passthrough';
-}
-
-function sniffMode(first: Buffer): 'sse' | 'json' | 'text' {
-  const head = first.subarray(0, 16).toString('latin1').trimStart();
-  if (head.startsWith('event:') || head.startsWith('data:') || head.startsWith(':') || head.startsWith('id:')) return 'sse';
-  if (head.startsWith('{') || head.startsWith('[')) return 'json';
-  return 'text';
 }
 
 /** Decoders for the codings in the order they were applied (undone in reverse): write to `input`, read `output`. */

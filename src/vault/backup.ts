@@ -2,11 +2,11 @@
 // use (SQLite's VACUUM INTO), checked by opening it; a restore puts a copy that was unlocked first in place
 // of vault.db in one rename, keeping the old file aside. Neither ever leaves a half-written vault.db.
 
-import { closeSync, existsSync, fsyncSync, linkSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, linkSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { err, ok, type Result } from '../util/result.ts';
 import { vaultError } from './errors.ts';
-import { openVault } from './open.ts';
+import { openVault, syncDirectory } from './open.ts';
 import { randomKeyBytes } from './seal.ts';
 import { openVaultStore, toVaultError } from './store.ts';
 import type { VaultInfo } from './rows.ts';
@@ -137,17 +137,5 @@ function placeWithoutReplacing(tmp: string, path: string): boolean {
   } catch (cause) {
     if ((cause as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw cause;
-  }
-}
-
-function syncDirectory(dir: string): void {
-  let fd: number | undefined;
-  try {
-    fd = openSync(dir, 'r');
-    fsyncSync(fd);
-  } catch {
-    // Some file systems refuse fsync on a directory; the rename itself is atomic.
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }

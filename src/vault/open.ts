@@ -179,7 +179,8 @@ function tightenMode(path: string): void {
   }
 }
 
-function syncDirectory(dir: string): void {
+/** fsyncs a directory so a rename or link in it is durable (best effort: some file systems refuse). */
+export function syncDirectory(dir: string): void {
   let fd: number | undefined;
   try {
     fd = openSync(dir, 'r');

@@ -4,6 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { derivePlaceholder } from '../../src/redact/placeholder.ts';
+import { createJsonLexer } from '../../src/restore/json-lexer.ts';
 import { percentEncode } from './gen/encodings.ts';
 import { encodeContent, writeJson, PLAIN_STYLE, type JNode, type StringStyle } from './gen/json-writer.ts';
 import { drawValues } from './gen/values.ts';
@@ -11,7 +12,7 @@ import { alignRegions } from './oracle/align.ts';
 import { percentDecode, unescapeStrict } from './oracle/decode.ts';
 import { lexJson } from './oracle/json-lexer.ts';
 import { findLeaks } from './oracle/leak-views.ts';
-import { occurrenceDepths } from './oracle/placeholder-depth.ts';
+import { depthAfter, occurrenceDepths } from './oracle/placeholder-depth.ts';
 import { createPlaceholderMap, placeholderFor } from './oracle/placeholder-map.ts';
 import { spanEncodes } from './oracle/region-decoders.ts';
 import { checkRequest, type SentRequest } from './oracle/request-check.ts';
@@ -153,7 +154,81 @@ describe('fuzz oracle', () => {
     for (let depth = 1; depth <= 8; depth++) {
       // Placeholders are never escaped by a provider (their characters need none): plain style only.
       expect(occurrenceDepths(nestedDoc(depth, p, depth, [PLAIN_STYLE]), map, 'json')).toEqual([depth]);
-      expect(occurrenceDepths(`[prose "${p}" not json`, map, 'auto')).toEqual([0]);
+      expect(occurrenceDepths(`[prose "${p}" not json`, map, 'prefix')).toEqual([0]);
+    }
+  });
+
+  it('reads depth by the forward prefix rule: JSON text while valid so far, prose from the first violation', () => {
+    const key = Buffer.alloc(32, 4);
+    const map = createPlaceholderMap(key, ['a-registered-value']);
+    const p = map.placeholders[0] as string;
+    const at = (text: string, reading: 'prefix' | 'json' = 'prefix'): number[] => occurrenceDepths(text, map, reading);
+    // Valid so far at the placeholder: JSON text, whatever follows it.
+    expect(at(`["${p}" and then prose`)).toEqual([1]);
+    expect(at(`{"k": "unterminated ${p}`)).toEqual([1]);
+    expect(at(` \n\t{"k":"${p}"}`)).toEqual([1]);
+    expect(at(`[1, -2.5e3, true, null, "${p}"]`)).toEqual([1]);
+    // A violation before it: prose from there on, also for later placeholders.
+    expect(at(`["${p}", oops "${p}"]`)).toEqual([1, 0]);
+    expect(at(`[note: "${p}"]`)).toEqual([0]);
+    expect(at(`[01, "${p}"]`)).toEqual([0]);
+    expect(at(`[-, "${p}"]`)).toEqual([0]);
+    expect(at(`{"a":1} {"b":"${p}"}`)).toEqual([0]);
+    expect(at(`["bad \\q escape", "${p}"]`)).toEqual([0]);
+    expect(at(`["raw\ttab", "${p}"]`)).toEqual([0]);
+    // Only `{` or `[` opens JSON text in prose; a document declared JSON may be any value.
+    expect(at(`"${p}"`)).toEqual([0]);
+    expect(at(`"${p}"`, 'json')).toEqual([1]);
+    // Keys are strings at their level, never JSON text; a placeholder after a lone backslash breaks the escape.
+    expect(at(`{"${p}": 1}`)).toEqual([1]);
+    expect(at(`{"{\\"a\\":\\"${p}\\"}": 1}`)).toEqual([1]);
+    expect(at(`["a\\${p}"]`)).toEqual([0]);
+    // Nested JSON text, by the same rule at each level.
+    expect(at(JSON.stringify({ a: JSON.stringify({ b: p }) }))).toEqual([2]);
+    expect(at(JSON.stringify({ a: `["${p}" then prose` }))).toEqual([2]);
+    expect(at(JSON.stringify({ a: `[x "${p}"` }))).toEqual([1]);
+    expect(at(JSON.stringify({ a: JSON.stringify({ b: JSON.stringify([p]) }) }))).toEqual([3]);
+  });
+
+  it('agrees with the proxy\'s lexer on hostile text, as text and nested in a JSON string', () => {
+    // The one place the oracle meets src/restore: a differential check of the two independent readings.
+    const rng = createRng(12);
+    const bits = ['"', '\\', '[', ']', '{', '}', ':', ',', ' ', '\t', '\n', 'x', '1', '-', '0', 'true', 'nul', '\\"', '\\u00', '\\u0022', '\\q', '\\n', '~'];
+    const lexed = (text: string, start: 'value' | 'structured'): number[] => {
+      const buf = Buffer.from(text);
+      const lexer = createJsonLexer(start);
+      const out: number[] = [];
+      let pos = 0;
+      for (let i = buf.indexOf(0x7e); i !== -1; i = buf.indexOf(0x7e, i + 1)) {
+        lexer.advance(buf, pos, i + 1);
+        pos = i + 1;
+        out.push(lexer.isProse ? 0 : lexer.depth());
+      }
+      return out;
+    };
+    const oracle = (text: string, start: 'value' | 'structured'): number[] => [...text.matchAll(/~/g)].map((m) => depthAfter(text.slice(0, m.index), start));
+    for (let i = 0; i < 2000; i++) {
+      let text = rng.pick(['[', '{', '["', '{"k":"', ' [', '']);
+      for (let k = rng.int(1, 24); k > 0; k--) text += rng.pick(bits);
+      expect(lexed(text, 'structured'), JSON.stringify(text)).toEqual(oracle(text, 'structured'));
+      const doc = JSON.stringify({ s: text });
+      expect(lexed(doc, 'value'), JSON.stringify(text)).toEqual(oracle(doc, 'value'));
+    }
+  });
+
+  it('never lets what follows a placeholder change its depth', () => {
+    const key = Buffer.alloc(32, 4);
+    const map = createPlaceholderMap(key, ['a-registered-value']);
+    const p = map.placeholders[0] as string;
+    const rng = createRng(11);
+    const bits = ['"', '\\', '[', ']', '{', '}', ':', ',', ' ', 'x', '1', 'true', '\\"', '\\u00', '\n'];
+    for (let i = 0; i < 300; i++) {
+      let before = '';
+      for (let k = rng.int(0, 12); k > 0; k--) before += rng.pick(bits);
+      const depth = occurrenceDepths(`${before}${p}`, map, 'prefix');
+      let after = '';
+      for (let k = rng.int(1, 12); k > 0; k--) after += rng.pick(bits);
+      expect(occurrenceDepths(`${before}${p}${after}`, map, 'prefix').slice(0, 1)).toEqual(depth);
     }
   });
 });

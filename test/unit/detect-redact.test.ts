@@ -7,6 +7,10 @@ import { sampleOf } from '../../fixtures/detect/tokens.ts';
 import { createDetector } from '../../src/detect/detector.ts';
 import { kindByName } from '../../src/detect/kinds.ts';
 import { createDetectedStore, kindOfSecret, type DetectedStore } from '../../src/detect/store.ts';
+import { generic } from '../../src/providers/generic.ts';
+import { openaiChat } from '../../src/providers/openai-chat.ts';
+import { openaiResponses } from '../../src/providers/openai-responses.ts';
+import type { StreamAdapter } from '../../src/providers/types.ts';
 import { redactBody } from '../../src/redact/body.ts';
 import { gateRequest } from '../../src/redact/gate.ts';
 import { redactHeaders } from '../../src/redact/headers.ts';
@@ -14,10 +18,15 @@ import { derivePlaceholder } from '../../src/redact/placeholder.ts';
 import { buildSecretSet, type DetectMode, type SecretSet } from '../../src/redact/secret-set.ts';
 import { redactTarget } from '../../src/redact/url.ts';
 import { createBodyRestorer } from '../../src/restore/body-restorer.ts';
+import { createNdjsonFraming } from '../../src/restore/ndjson-frame.ts';
 import { createRestoreStats } from '../../src/restore/restore-bytes.ts';
+import { createSseRestorer } from '../../src/restore/sse-restorer.ts';
+import { createStreamRestorer } from '../../src/restore/stream-restorer.ts';
 import { mulberry32 } from '../../src/util/prng.ts';
+import { runThrough, splits } from '../helpers/chunking.ts';
 import { fullUnicodeEscape } from '../helpers/leak-oracle.ts';
 import { TEST_KEY } from '../helpers/secret-set.ts';
+import { collect, parseSse } from '../helpers/sse-client.ts';
 
 const detector = createDetector();
 
@@ -45,6 +54,33 @@ describe('detection in redaction, the gate and restore', () => {
     expect([...counts.keys()].map((k) => set.nameFor(k))).toEqual(['detected:github-classic-pat']);
     expect(gateRequest(set, { target: '/v1/messages', headers: [], body: Buffer.from(out), bodyKind: 'json' })).toEqual([]);
     expect(JSON.parse(restoreJson(set, JSON.stringify({ text: `echo ${placeholder}` }))).text).toBe(`echo ${t}`);
+  });
+
+  it('restores a detected token in every restore path: SSE deltas, whole events and done copies, NDJSON, and deep JSON text', () => {
+    const set = detectingSet();
+    const t = token('github-classic-pat');
+    redactBody(set, Buffer.from(JSON.stringify({ a: t })), 'json', new Map());
+    const p = derivePlaceholder(TEST_KEY, t);
+    const sse = (adapter: StreamAdapter, body: string): { out: string; misses: number } => {
+      const stats = createRestoreStats();
+      const out = runThrough(() => createSseRestorer(set, adapter, stats, { maxEventBytes: 1 << 20 }), Buffer.from(body), splits()[0]!).toString('utf8');
+      return { out, misses: stats.misses };
+    };
+    const chat = sse(openaiChat, `data: {"choices":[{"index":0,"delta":{"content":"a ${p.slice(0, 9)}"}}]}\n\ndata: {"choices":[{"index":0,"delta":{"content":"${p.slice(9)} b"}}]}\n\ndata: [DONE]\n\n`);
+    expect(collect(chat.out).streams.get('c0:text')).toBe(`a ${t} b`);
+    const done = sse(openaiResponses, `event: response.output_text.done\ndata: {"type":"response.output_text.done","item_id":"m","output_index":0,"content_index":0,"text":"x ${p}"}\n\n`);
+    expect(collect(done.out).copies).toEqual([`x ${t}`]);
+    const text = sse(generic, `data: plain ${p}\n\ndata: {"k":"${p}"}\n\n`);
+    expect(parseSse(text.out).map((e) => e.data)).toEqual([`plain ${t}`, JSON.stringify({ k: t })]);
+    const lines = runThrough(() => createStreamRestorer(set, generic, createRestoreStats(), createNdjsonFraming(1 << 20)), Buffer.from(`{"k":"${p}"}\n`), splits()[0]!);
+    expect(JSON.parse(lines.toString()).k).toBe(t);
+    // Nine strings deep: past the set's cached escape depths.
+    let doc: unknown = { k: p };
+    for (let d = 0; d < 8; d++) doc = { j: JSON.stringify(doc) };
+    let back: any = JSON.parse(restoreJson(set, JSON.stringify(doc)));
+    for (let d = 0; d < 8; d++) back = JSON.parse(back.j);
+    expect(back.k).toBe(t);
+    expect(chat.misses + done.misses + text.misses).toBe(0);
   });
 
   it('finds a token in tool-argument JSON text, \\u-escaped, in the query and in a header', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createBodyRestorer } from '../../src/restore/body-restorer.ts';
-import { jsonDepthAt } from '../../src/restore/context.ts';
+import { createJsonLexer } from '../../src/restore/json-lexer.ts';
 import { createRestoreStats } from '../../src/restore/restore-bytes.ts';
 import { runThrough, splits } from '../helpers/chunking.ts';
 import { ph, testSet } from '../helpers/secret-set.ts';
@@ -56,11 +56,16 @@ describe('JSON restore', () => {
 
   it('finds the string depth of a position', () => {
     const doc = Buffer.from(JSON.stringify({ a: 'x', b: JSON.stringify({ c: 'y', d: JSON.stringify({ e: 'z' }) }), f: 'q{"' }));
-    expect(jsonDepthAt(doc, doc.indexOf('x'))).toBe(1);
-    expect(jsonDepthAt(doc, doc.indexOf('y'))).toBe(2);
-    expect(jsonDepthAt(doc, doc.indexOf('z'))).toBe(3);
-    expect(jsonDepthAt(doc, doc.indexOf('q'))).toBe(1);
-    expect(jsonDepthAt(doc, 0)).toBe(0);
+    const depthAt = (pos: number): number => {
+      const lexer = createJsonLexer('value');
+      lexer.advance(doc, 0, pos + 1);
+      return lexer.depth();
+    };
+    expect(depthAt(doc.indexOf('x'))).toBe(1);
+    expect(depthAt(doc.indexOf('y'))).toBe(2);
+    expect(depthAt(doc.indexOf('z'))).toBe(3);
+    expect(depthAt(doc.indexOf('q'))).toBe(1);
+    expect(depthAt(0)).toBe(0);
   });
 
   it('restores in plain text bodies without escaping', () => {

@@ -220,3 +220,19 @@ describe('selectHits', () => {
     expect(selectHits(hits).map((h) => h.start)).toEqual([4, 30]);
   });
 });
+
+describe('SecretSet.valueBytes', () => {
+  it('gives each secret its own value at every escape depth, past the cached ones too', () => {
+    for (const depth of [0, 1, 7, 8, 9, 12]) {
+      // Each depth in a fresh set, after another secret's shallow forms are cached.
+      const s = testSet({ ANTHROPIC_KEY: KEY, WEIRD_PW: WEIRD });
+      for (let d = 0; d < 8; d++) s.valueBytes(1, d);
+      let want = KEY;
+      for (let d = 0; d < depth; d++) want = JSON.stringify(want).slice(1, -1);
+      expect(s.valueBytes(0, depth).toString('utf8')).toBe(want);
+      let weird = WEIRD;
+      for (let d = 0; d < depth; d++) weird = JSON.stringify(weird).slice(1, -1);
+      expect(s.valueBytes(1, depth).toString('utf8')).toBe(weird);
+    }
+  });
+});

@@ -39,6 +39,22 @@ function withPlaceholders(text: string): string {
     .replaceAll('{\\"city\\":\\"Paris\\"}', `{\\"city\\":\\"${W}\\"}`);
 }
 
+/** String content of `s` as it stands inside a JSON string literal. */
+const esc = (s: string): string => JSON.stringify(s).slice(1, -1);
+
+/** Lexer-hostile placeholders in a captured transcript: text that starts with `[` and holds quotes, tool arguments whose string holds JSON text. */
+function withHostilePlaceholders(text: string): string {
+  const args = JSON.stringify({ city: JSON.stringify({ k: W }) });
+  const cut = args.indexOf(W) + 4;
+  return text
+    .replaceAll('"MOCK_ECHO: H"', `"${esc(`[note: "${W.slice(0, 9)}`)}"`)
+    .replaceAll('"ello there"', `"${esc(`${W.slice(9)} "q" ${P}`)}"`)
+    .replaceAll('MOCK_ECHO: Hello there', esc(`[note: "${W} "q" ${P}`))
+    .replaceAll('{\\"city\\":\\"Par"', `${esc(args.slice(0, cut))}"`)
+    .replaceAll('"is\\"}"', `"${esc(args.slice(cut))}"`)
+    .replaceAll('{\\"city\\":\\"Paris\\"}', esc(args));
+}
+
 describe('SSE restore of the captured wire transcripts', () => {
   const files = readdirSync(FIXTURES).filter((f) => f.startsWith('sse-'));
   it('has all six captures', () => expect(files.length).toBe(6));
@@ -71,6 +87,27 @@ describe('SSE restore of the captured wire transcripts', () => {
           else expect(JSON.parse(copy)).toEqual({ city: WEIRD });
         }
         expect(after.copies.length).toBe(before.copies.length);
+        expect(stats.misses).toBe(0);
+      });
+
+      it(`${file} restores prose that starts with \`[\` and JSON text inside tool arguments at their depth (${split.name})`, () => {
+        const input = withHostilePlaceholders(original);
+        expect(input).not.toBe(original);
+        const { out, stats } = restore(adapter, Buffer.from(input), split);
+        expect(out).not.toContain('~ficta_');
+        const city = (args: string): string => JSON.parse(JSON.parse(args).city).k;
+        const before = collect(original);
+        const after = collect(out);
+        for (const [key, value] of before.streams) {
+          const got = after.streams.get(key) as string;
+          if (value === 'MOCK_ECHO: Hello there') expect(got).toBe(`[note: "${WEIRD} "q" ${PLAIN}`);
+          else if (value === '{"city":"Paris"}') expect(city(got)).toBe(WEIRD);
+          else expect(got).toBe(value);
+        }
+        for (const copy of after.copies) {
+          if (copy.startsWith('[')) expect(copy).toBe(`[note: "${WEIRD} "q" ${PLAIN}`);
+          else expect(city(copy)).toBe(WEIRD);
+        }
         expect(stats.misses).toBe(0);
       });
     }
@@ -148,6 +185,24 @@ describe('OpenAI-compatible Chat Completions dialects (DESIGN §3)', () => {
   }
 });
 
+describe('Mistral thinking parts: several texts of one stream in one event', () => {
+  it('restores a placeholder split between two thinking texts of one event and across events', () => {
+    const ev = (texts: string[], finish: string | null = null): string =>
+      `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: [{ type: 'thinking', thinking: texts.map((text) => ({ type: 'text', text })) }] }, finish_reason: finish }] })}\n\n`;
+    const body = ev(['plan ', W.slice(0, 5), W.slice(5, 12)]) + ev([W.slice(12), ` then ${P.slice(0, 9)}`]) + ev([P.slice(9)], 'stop') + 'data: [DONE]\n\n';
+    for (const split of splits()) {
+      const { out, stats } = restore(openaiChat, Buffer.from(body), split);
+      let thinking = '';
+      for (const { data } of parseSse(out)) {
+        if (data === '[DONE]') continue;
+        for (const part of JSON.parse(data).choices[0].delta.content ?? []) for (const t of part.thinking) thinking += t.text;
+      }
+      expect(thinking).toBe(`plan ${WEIRD} then ${PLAIN}`);
+      expect(stats.misses).toBe(0);
+    }
+  });
+});
+
 describe('SSE framing details', () => {
   it('handles CRLF line ends, comments and keep-alives, and multi-line data', () => {
     const body =
@@ -201,6 +256,46 @@ describe('SSE framing details', () => {
     const { out } = restore(generic, Buffer.from(body));
     expect(out).not.toContain('~ficta_');
     expect(out.endsWith('data: [DONE]\n\n')).toBe(true);
+  });
+
+  describe('raw values in plain-text data (the client joins data lines with LF)', () => {
+    const LEAD = ' lead-space-value';
+    const LINES = 'two\nlines\n';
+    const CR = 'has\rcr-value';
+    const CRLF = 'has\r\ncrlf-value';
+    const raw = testSet({ LEAD, LINES, CR, CRLF });
+    const run = (body: string, split = splits()[0]!): { data: string[]; out: string; misses: number } => {
+      const stats = createRestoreStats();
+      const out = runThrough(() => createSseRestorer(raw, generic, stats, { maxEventBytes: 1 << 20 }), Buffer.from(body), split).toString('utf8');
+      return { data: parseSse(out).map((e) => e.data), out, misses: stats.misses };
+    };
+
+    it('restores a value with LF as further data: lines in the block\'s own line ending', () => {
+      for (const eol of ['\n', '\r\n', '\r']) {
+        for (const split of splits(3)) {
+          const { data, misses } = run(`data: a ${ph(raw, LINES)} b${eol}data: ${ph(raw, LINES)}${eol}${eol}`, split);
+          expect(data).toEqual([`a ${LINES} b\n${LINES}`]);
+          expect(misses).toBe(0);
+        }
+      }
+    });
+
+    it('leaves a value holding CR or CRLF as its placeholder and counts a miss (SSE data cannot carry CR)', () => {
+      for (const value of [CR, CRLF]) {
+        const body = `data: see ${ph(raw, value)} and ${ph(raw, LINES)}\n\n`;
+        const { data, misses } = run(body);
+        expect(data).toEqual([`see ${ph(raw, value)} and ${LINES}`]);
+        expect(misses).toBe(1);
+      }
+    });
+
+    it('keeps a value\'s leading space when the placeholder starts a data: line written without one', () => {
+      for (const body of [`data:${ph(raw, LEAD)}\n\n`, `data: ${ph(raw, LEAD)}\n\n`, `data:x\ndata:${ph(raw, LEAD)}\n\n`]) {
+        const { data } = run(body);
+        expect(data[0]?.endsWith(LEAD)).toBe(true);
+        expect(data[0]?.replace(LEAD, '')).toBe(body.startsWith('data:x') ? 'x\n' : '');
+      }
+    });
   });
 
   it('restores an upper-cased placeholder (models sometimes change case)', () => {

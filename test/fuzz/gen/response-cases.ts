@@ -84,13 +84,13 @@ interface Built {
   route: string;
   contentType: string | undefined;
   body: string;
-  withheldOk?: boolean;
+  crStays?: boolean;
 }
 
 function finish(rng: Rng, values: string[], b: Built, opts: { gzip?: boolean; cut?: 'any' | 'tiny-first' } = {}): ResponseCase {
   const raw = Buffer.from(b.body, 'utf8');
   const wire = opts.gzip === true ? gzipSync(raw) : raw;
-  return { values, ...b, wire, gzip: opts.gzip === true, cuts: cuts(rng, wire.length, opts.cut ?? 'any'), withheldOk: b.withheldOk ?? false };
+  return { values, ...b, wire, gzip: opts.gzip === true, cuts: cuts(rng, wire.length, opts.cut ?? 'any'), crStays: b.crStays ?? false };
 }
 
 function sseType(rng: Rng): string {
@@ -178,7 +178,7 @@ function genericSse(textData: boolean, keys: boolean): ResponseGen {
     const k = defaultKnobs(rng);
     const o: GenericOptions = { keys, nest: keys ? 0 : rng.int(0, 1), textData, bigInts: false };
     const body = serializeSse(rng, genericEvents(rng, map, k.content, o), { ...PLAIN_SSE, comments: 0.2 });
-    return finish(rng, values, { format: 'generic', shape: 'sse', route: rng.pick(['/openai/v1/threads/runs', '/anthropic/v1/events']), contentType: sseType(rng), body, withheldOk: textData });
+    return finish(rng, values, { format: 'generic', shape: 'sse', route: rng.pick(['/openai/v1/threads/runs', '/anthropic/v1/events']), contentType: sseType(rng), body, crStays: textData });
   };
 }
 

@@ -24,8 +24,11 @@ export interface ResponseCase {
   gzip: boolean;
   /** Sizes of the chunks the wire bytes are written in. */
   cuts: number[];
-  /** A placeholder of a value with CR or LF may stay unrestored in plain-text SSE data (it has no safe form there). */
-  withheldOk: boolean;
+  /**
+   * Plain-text SSE data: a placeholder of a value holding CR, restored raw (depth 0), must stay as it is
+   * (SSE data cannot carry a CR); one holding only LF is restored over several `data:` lines.
+   */
+  crStays: boolean;
 }
 
 /** Runs one response case and judges it. */
@@ -55,8 +58,8 @@ export async function runResponseCase(env: RequestEnv, c: ResponseCase): Promise
   }
   const client = body.toString('utf8');
   const map = createPlaceholderMap(env.proxy.key, c.values);
-  const withheld = (v: string): boolean => c.withheldOk && /[\r\n]/.test(v);
-  if (problems.length === 0) problems.push(...checkResponse(map, c.format, c.shape, c.body, client, withheld));
+  const stays = (v: string, depth: number): boolean => c.crStays && depth === 0 && v.includes('\r');
+  if (problems.length === 0) problems.push(...checkResponse(map, c.format, c.shape, c.body, client, stays));
   return {
     ok: problems.length === 0,
     problems,

@@ -7,7 +7,7 @@
 import { alignRegions, type AlignToken } from './align.ts';
 import { unescapeDepth, unescapeStrict } from './decode.ts';
 import { isJsonText, lexJson, type JsonToken } from './json-lexer.ts';
-import { occurrenceDepths, type Reading } from './placeholder-depth.ts';
+import { occurrenceDepths } from './placeholder-depth.ts';
 import type { PlaceholderMap } from './placeholder-map.ts';
 import { parseSseBlocks, type SseBlock } from './sse.ts';
 import { deltaFields, samePath, type DeltaField, type WireFormat } from './wire-fields.ts';
@@ -23,18 +23,20 @@ function escapeDepth(s: string, depth: number): string {
 
 /**
  * `client` must equal `upstream` with each placeholder occurrence replaced by text that decodes, at the
- * occurrence's depth, to its value. `withheld(value)`: leaving that placeholder in place is acceptable.
+ * occurrence's depth, to its value. `stays(value, depth)`: that placeholder must stay as it is instead
+ * (a value its place cannot carry exactly).
  */
-export function restoredAlign(map: PlaceholderMap, upstream: string, client: string, depths: readonly number[], withheld?: (value: string) => boolean): string | undefined {
+export function restoredAlign(map: PlaceholderMap, upstream: string, client: string, depths: readonly number[], stays?: Stays): string | undefined {
   const occ = map.find(upstream);
   const tokens: AlignToken[] = occ.map((o, k) => {
     const depth = depths[k] ?? 0;
+    if (stays?.(o.value, depth) === true) return { start: o.start, end: o.end, canonical: o.placeholder, accept: (region: string) => region === o.placeholder };
     const canonical = escapeDepth(o.value, depth);
     return {
       start: o.start,
       end: o.end,
       canonical,
-      accept: (region: string) => unescapeDepth(region, depth) === o.value || (withheld?.(o.value) === true && region === o.placeholder),
+      accept: (region: string) => unescapeDepth(region, depth) === o.value,
     };
   });
   const longest = tokens.reduce((n, t) => Math.max(n, (t.canonical ?? '').length), 0);
@@ -42,9 +44,8 @@ export function restoredAlign(map: PlaceholderMap, upstream: string, client: str
   return r.ok ? undefined : `${r.reason} (upstream offset ${r.tokenOffset}, client offset ${r.regionOffset})`;
 }
 
-function readingOf(text: string, reading: Reading, map: PlaceholderMap): number[] {
-  return occurrenceDepths(text, map, reading === 'json' && !isJsonText(text) ? 'plain' : reading);
-}
+/** Whether a placeholder of `value` at string depth `depth` must stay unrestored. */
+export type Stays = (value: string, depth: number) => boolean;
 
 /** Compares one string token pair: decoded meaning, then raw bytes. */
 function compareString(map: PlaceholderMap, uText: string, u: JsonToken, cText: string, c: JsonToken, where: string, problems: string[]): void {
@@ -57,7 +58,8 @@ function compareString(map: PlaceholderMap, uText: string, u: JsonToken, cText: 
     problems.push(`${where}: client string is not valid JSON string content`);
     return;
   }
-  const depths = occurrenceDepths(uDec, map, 'auto');
+  // Key content is never JSON text (its depth is the key's own); a value's content is read by the prefix rule.
+  const depths = occurrenceDepths(uDec, map, u.isKey ? 'plain' : 'prefix');
   const meaning = restoredAlign(map, uDec, cDec, depths);
   if (meaning !== undefined) problems.push(`${where}: wrong restore: ${meaning}`);
   else if (isJsonText(uDec) && !isJsonText(cDec)) problems.push(`${where}: JSON text in the string became invalid`);
@@ -111,6 +113,7 @@ function analyse(format: WireFormat, block: SseBlock): Analysed {
 }
 
 interface Stream {
+  /** Tool arguments (JSON text by the wire format): they must stay valid JSON when they were. */
   reading: 'plain' | 'json';
   uDec: string[];
   uRaw: string[];
@@ -132,22 +135,35 @@ function collectDeltas(a: Analysed, side: 'u' | 'c', streams: Map<string, Stream
 }
 
 /**
- * A plain-text event's raw bytes: only the placeholders may change, into the value itself, or — for a
- * value with line breaks — into the value spread over `data:` lines (SSE joins them with LF).
+ * A plain-text event's raw bytes: only the placeholders may change, into the value at its depth,
+ * spread over `data:` lines where it holds LF (SSE joins them with LF), read as an SSE client reads a
+ * line: one space after `data:` dropped. Placeholders that must stay, stay.
  */
-function textEventBytes(map: PlaceholderMap, u: string, c: string, withheld: (value: string) => boolean): string | undefined {
-  const tokens: AlignToken[] = map.find(u).map((o) => ({
-    start: o.start,
-    end: o.end,
-    canonical: o.value,
-    accept: (region: string) => region === o.value || region.replace(/(\r\n|\r|\n)data: ?/g, '\n') === o.value || (withheld(o.value) && region === o.placeholder),
-  }));
+function textEventBytes(map: PlaceholderMap, u: string, c: string, depths: readonly number[], stays: Stays): string | undefined {
+  const tokens: AlignToken[] = map.find(u).map((o, k) => {
+    const depth = depths[k] ?? 0;
+    if (stays(o.value, depth)) return { start: o.start, end: o.end, canonical: o.placeholder, accept: (region: string) => region === o.placeholder };
+    // Right after `data:` written without its space, a reader drops a space the region starts with.
+    const lineStart = /(^|[\r\n])data:$/.test(u.slice(Math.max(0, o.start - 6), o.start));
+    return {
+      start: o.start,
+      end: o.end,
+      canonical: escapeDepth(o.value, depth),
+      accept: (region: string) => {
+        const read = region.replace(/(\r\n|\r|\n)data: ?/g, '\n');
+        return unescapeDepth(lineStart && read.startsWith(' ') ? read.slice(1) : read, depth) === o.value;
+      },
+    };
+  });
   const r = alignRegions(u, c, tokens, 4096);
   return r.ok ? undefined : `${r.reason} (upstream offset ${r.tokenOffset}, client offset ${r.regionOffset})`;
 }
 
-/** Checks an SSE response in `format`. `withheld(value)`: a placeholder for that value may stay in non-JSON data. */
-export function checkSse(map: PlaceholderMap, format: WireFormat, upstream: string, client: string, withheld: (value: string) => boolean): string[] {
+/**
+ * Checks an SSE response in `format`. `stays(value, depth)`: a placeholder of that value must stay in
+ * non-JSON data (its place cannot carry the value exactly).
+ */
+export function checkSse(map: PlaceholderMap, format: WireFormat, upstream: string, client: string, stays: Stays): string[] {
   const problems: string[] = [];
   const U = parseSseBlocks(upstream).map((b) => analyse(format, b));
   const C = parseSseBlocks(client).map((b) => analyse(format, b));
@@ -159,7 +175,8 @@ export function checkSse(map: PlaceholderMap, format: WireFormat, upstream: stri
   for (const [key, s] of streams) {
     const uDec = s.uDec.join('');
     const cDec = s.cDec.join('');
-    const depths = readingOf(uDec, s.reading, map);
+    // Every stream is string content read by the prefix rule, tool arguments and text alike.
+    const depths = occurrenceDepths(uDec, map, 'prefix');
     const meaning = restoredAlign(map, uDec, cDec, depths);
     if (meaning !== undefined) problems.push(`stream ${key}: concatenated deltas are not the original with values restored: ${meaning}`);
     else {
@@ -198,10 +215,13 @@ export function checkSse(map: PlaceholderMap, format: WireFormat, upstream: stri
         compareString(map, uData, t, cData, c.tokens?.[k] as JsonToken, `event #${j} (${u.block.name}) string at ${JSON.stringify(t.path)}`, problems);
       });
     } else if (u.block.data !== undefined && c.block.data !== undefined) {
-      const r = restoredAlign(map, u.block.data, c.block.data, [], withheld);
+      // Text data: JSON text only by the prefix rule, like any text.
+      const depths = occurrenceDepths(u.block.data, map, 'prefix');
+      const r = restoredAlign(map, u.block.data, c.block.data, depths, stays);
       if (r !== undefined) problems.push(`event #${j} (${u.block.name}) text data: ${r}`);
       else {
-        const raw = textEventBytes(map, u.block.raw, c.block.raw, withheld);
+        // The block's placeholders are its data's, in order (none spans a line; other lines hold none).
+        const raw = textEventBytes(map, u.block.raw, c.block.raw, depths, stays);
         if (raw !== undefined) problems.push(`event #${j} (${u.block.name}) bytes changed outside the restored values: ${raw}`);
       }
     }
@@ -214,12 +234,12 @@ export function checkSse(map: PlaceholderMap, format: WireFormat, upstream: stri
 }
 
 /** Checks a whole response body of the given shape. */
-export function checkResponse(map: PlaceholderMap, format: WireFormat, shape: BodyShape, upstream: string, client: string, withheld: (value: string) => boolean): string[] {
-  if (shape === 'sse') return checkSse(map, format, upstream, client, withheld);
+export function checkResponse(map: PlaceholderMap, format: WireFormat, shape: BodyShape, upstream: string, client: string, stays: Stays): string[] {
+  if (shape === 'sse') return checkSse(map, format, upstream, client, stays);
   const problems: string[] = [];
   if (shape === 'json' || isJsonText(upstream)) checkJsonDocument(map, upstream, client, shape === 'json' ? 'JSON body' : 'JSON text sent as text', problems);
   else {
-    const r = restoredAlign(map, upstream, client, map.find(upstream).map(() => 0));
+    const r = restoredAlign(map, upstream, client, occurrenceDepths(upstream, map, 'prefix'));
     if (r !== undefined) problems.push(`text body: ${r}`);
   }
   return problems;
