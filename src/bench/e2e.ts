@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Pool } from 'undici';
 import { FictaError } from '../errors.ts';
 import { derivePlaceholder } from '../redact/placeholder.ts';
-import { makeMessagesBody, makeSecrets, SIZES, streamedText, type SizeName } from './corpus.ts';
+import { makeMessagesBody, makeSecrets, SIZES, streamedText, TOOL_MARKS, type SizeName } from './corpus.ts';
 import { createPool, runBatch, send, type RequestSpec, type Timing } from './load-client.ts';
 import { BENCH_PLACEHOLDER_KEY, countLabel } from './micro.ts';
 import { CHECK_HEADER, LEAKS_HEADER, REPLY_HEADER, type MockUpstreamConfig } from './mock-upstream.ts';
@@ -41,6 +41,8 @@ export interface E2ePlan {
    */
   warmup: Record<'json' | 'sse', number>;
   rounds: number;
+  /** Also measure a stream with text and two tool calls, the second carrying a placeholder (`e2e/sse-tool`). */
+  toolCalls?: boolean;
   /** Cap on one batch's wall time, so a slow proxy cannot stall the run. */
   batchMaxMs: number;
   stream: Pick<MockUpstreamConfig, 'firstTokenMs' | 'gapMs' | 'ticks'>;
@@ -64,6 +66,7 @@ export const PLANS: Record<BenchMode, E2ePlan> = {
     samples: { json: { one: 12, many: 32 }, sse: { one: 6, many: 32 } },
     warmup: { json: 4, sse: 4 },
     rounds: 2,
+    toolCalls: true,
     batchMaxMs: 5_000,
     stream: STREAM,
   },
@@ -76,6 +79,7 @@ export const PLANS: Record<BenchMode, E2ePlan> = {
     samples: { json: { one: 400, many: 1_600 }, sse: { one: 80, many: 320 } },
     warmup: { json: 400, sse: 40 },
     rounds: 4,
+    toolCalls: true,
     batchMaxMs: 10_000,
     stream: STREAM,
   },
@@ -88,6 +92,7 @@ export const PLANS: Record<BenchMode, E2ePlan> = {
     samples: { json: { one: 1_500, many: 6_000 }, sse: { one: 300, many: 1_200 } },
     warmup: { json: 400, sse: 60 },
     rounds: 10,
+    toolCalls: true,
     batchMaxMs: 20_000,
     stream: STREAM,
   },
@@ -123,6 +128,8 @@ export interface E2eResult extends Summary {
   secrets: number | null;
   ttfb: Pick<Summary, 'p50' | 'p95' | 'p99'>;
   ttft?: Pick<Summary, 'p50' | 'p95' | 'p99'>;
+  /** Time to each timed marker (tool-call scenario), p50 ms; `added_<mark>_P50Ms` against direct. */
+  marksP50?: Record<string, number>;
   /** p50 latency minus direct's p50 in the same run, with a bootstrap 95 % interval. */
   addedP50Ms?: number;
   addedP50Ci95?: [number, number];
@@ -313,75 +320,115 @@ export async function runScenarios(h: Harness, plan: E2ePlan, log: (line: string
       for (const concurrency of plan.concurrency) {
         const scenario = `e2e/${format}/${size}/c${concurrency}`;
         if (plan.filter !== undefined && !scenario.includes(plan.filter)) continue;
-        // 500 KiB requests take ~5x as long as 50 KiB ones: a quarter of the samples keeps runs bounded.
-        const total = Math.ceil((concurrency === 1 ? plan.samples[format].one : plan.samples[format].many) * (size === '500KiB' ? 0.25 : 1));
-        const perRound = Math.max(concurrency, Math.ceil(total / plan.rounds));
-        log(`${scenario}: ${h.targets.length} targets × ${plan.rounds} rounds × ${perRound} requests`);
-        for (const t of h.targets) await runBatch(poolFor(t, concurrency), spec, plan.warmup[format], concurrency, plan.batchMaxMs);
-
-        const acc = new Map<string, { timings: Timing[]; cpuMs: number; cpuKnown: boolean; wallMs: number; errors: number; rss: number; firstError?: string }>();
-        for (const t of h.targets) acc.set(t.name, { timings: [], cpuMs: 0, cpuKnown: true, wallMs: 0, errors: 0, rss: 0 });
-        for (let r = 0; r < plan.rounds; r++) {
-          for (let k = 0; k < h.targets.length; k++) {
-            const t = h.targets[(k + r) % h.targets.length] as Target;
-            const a = acc.get(t.name)!;
-            const pids = t.child?.pids ?? [];
-            const c0 = pids.length > 0 ? cpuTimeMs(pids) : undefined;
-            const b = await runBatch(poolFor(t, concurrency), spec, perRound, concurrency, plan.batchMaxMs);
-            const c1 = pids.length > 0 ? cpuTimeMs(pids) : undefined;
-            for (const x of b.timings) a.timings.push(x);
-            a.wallMs += b.wallMs;
-            a.errors += b.errors;
-            if (b.firstError !== undefined) a.firstError ??= b.firstError;
-            if (c0 !== undefined && c1 !== undefined) a.cpuMs += c1 - c0;
-            else a.cpuKnown = false;
-            if (pids.length > 0) a.rss = Math.max(a.rss, memory(pids)?.rssMB ?? 0);
-          }
-        }
-
-        const direct = acc.get('direct')!;
-        const directTotal = direct.timings.map((x) => x.total);
-        const directTtfb = direct.timings.map((x) => x.ttfb);
-        const directTtft = direct.timings.map((x) => x.ttft);
-        for (const t of h.targets) {
-          const a = acc.get(t.name)!;
-          if (a.timings.length === 0) throw new FictaError('FICTA_BENCH_FAILED', `bench: ${scenario}/${t.name}: every request failed (${a.firstError ?? 'no response'})`);
-          const total = a.timings.map((x) => x.total);
-          const s = summarize(total);
-          const ttfb = summarize(a.timings.map((x) => x.ttfb));
-          const ttft = format === 'sse' ? summarize(a.timings.map((x) => x.ttft)) : undefined;
-          const result: E2eResult = {
-            name: `${scenario}/${t.name}`,
-            unit: 'ms',
-            scenario,
-            target: t.name,
-            format,
-            size,
-            concurrency,
-            secrets: t.secrets ?? null,
-            ...s,
-            ttfb: pick(ttfb),
-            ...(ttft === undefined ? {} : { ttft: pick(ttft) }),
-            reqPerSec: (a.timings.length / a.wallMs) * 1000,
-            errors: a.errors,
-            verified: verified.get(t.name)!,
-          };
-          if (t.name !== 'direct') {
-            const d = diffOfMedians(total, directTotal);
-            result.addedP50Ms = d.delta;
-            result.addedP50Ci95 = d.ci95;
-            result.addedSignificant = d.significant;
-            result.ratioP50 = s.p50 / summarize(directTotal).p50;
-            result.addedTtfbP50Ms = ttfb.p50 - summarize(directTtfb).p50;
-            if (ttft !== undefined) result.addedTtftP50Ms = ttft.p50 - summarize(directTtft).p50;
-            if (t.child !== undefined && a.cpuKnown) result.cpuMsPerReq = a.cpuMs / (a.timings.length + a.errors);
-            if (t.child !== undefined) result.rssMB = a.rss;
-          }
-          results.push(result);
-          log(`  ${t.name.padEnd(20)} p50 ${s.p50.toFixed(3)} ms${result.addedP50Ms === undefined ? '' : ` (+${result.addedP50Ms.toFixed(3)})`}${result.cpuMsPerReq === undefined ? '' : `, cpu ${result.cpuMsPerReq.toFixed(3)} ms/req`}${a.errors > 0 ? `, ${a.errors} errors (${a.firstError})` : ''}`);
-        }
+        results.push(...(await measure(h, plan, { scenario, format, size, concurrency, spec, verified }, log)));
       }
     }
+  }
+  if (plan.toolCalls === true) {
+    // Text, a call without placeholders, then a call with one: only that call may wait (DESIGN §10).
+    const size = plan.sizes[0] as SizeName;
+    const scenario = `e2e/sse-tool/${size}/c1`;
+    if (plan.filter === undefined || scenario.includes(plan.filter)) {
+      const spec = toolScenarioRequest(h, size);
+      const verified = new Map<string, { leaks: number; restored: boolean }>();
+      for (const t of h.targets) verified.set(t.name, await verifyTarget(h, t, spec));
+      results.push(...(await measure(h, plan, { scenario, format: 'sse', size, concurrency: 1, spec, verified }, log)));
+    }
+  }
+  return results;
+}
+
+/** The tool-call scenario's request: the SSE request, answered with text and two tool calls, its markers timed. */
+export function toolScenarioRequest(h: Harness, size: SizeName): RequestSpec {
+  const spec = scenarioRequest(h, 'sse', size);
+  const marks = Object.fromEntries(Object.entries(TOOL_MARKS).map(([k, v]) => [k, Buffer.from(v)]));
+  return { ...spec, headers: { ...spec.headers, [REPLY_HEADER]: `sse-tool:${SIZES[size]}` }, marks };
+}
+
+interface Scenario {
+  scenario: string;
+  format: 'json' | 'sse';
+  size: SizeName;
+  concurrency: number;
+  spec: RequestSpec;
+  verified: Map<string, { leaks: number; restored: boolean }>;
+}
+
+/** Measures one scenario over every target in interleaved rounds. */
+async function measure(h: Harness, plan: E2ePlan, sc: Scenario, log: (line: string) => void): Promise<E2eResult[]> {
+  const { scenario, format, size, concurrency, spec, verified } = sc;
+  const results: E2eResult[] = [];
+  // 500 KiB requests take ~5x as long as 50 KiB ones: a quarter of the samples keeps runs bounded.
+  const total = Math.ceil((concurrency === 1 ? plan.samples[format].one : plan.samples[format].many) * (size === '500KiB' ? 0.25 : 1));
+  const perRound = Math.max(concurrency, Math.ceil(total / plan.rounds));
+  log(`${scenario}: ${h.targets.length} targets × ${plan.rounds} rounds × ${perRound} requests`);
+  for (const t of h.targets) await runBatch(poolFor(t, concurrency), spec, plan.warmup[format], concurrency, plan.batchMaxMs);
+
+  const acc = new Map<string, { timings: Timing[]; cpuMs: number; cpuKnown: boolean; wallMs: number; errors: number; rss: number; firstError?: string }>();
+  for (const t of h.targets) acc.set(t.name, { timings: [], cpuMs: 0, cpuKnown: true, wallMs: 0, errors: 0, rss: 0 });
+  for (let r = 0; r < plan.rounds; r++) {
+    for (let k = 0; k < h.targets.length; k++) {
+      const t = h.targets[(k + r) % h.targets.length] as Target;
+      const a = acc.get(t.name)!;
+      const pids = t.child?.pids ?? [];
+      const c0 = pids.length > 0 ? cpuTimeMs(pids) : undefined;
+      const b = await runBatch(poolFor(t, concurrency), spec, perRound, concurrency, plan.batchMaxMs);
+      const c1 = pids.length > 0 ? cpuTimeMs(pids) : undefined;
+      for (const x of b.timings) a.timings.push(x);
+      a.wallMs += b.wallMs;
+      a.errors += b.errors;
+      if (b.firstError !== undefined) a.firstError ??= b.firstError;
+      if (c0 !== undefined && c1 !== undefined) a.cpuMs += c1 - c0;
+      else a.cpuKnown = false;
+      if (pids.length > 0) a.rss = Math.max(a.rss, memory(pids)?.rssMB ?? 0);
+    }
+  }
+
+  const direct = acc.get('direct')!;
+  const directTotal = direct.timings.map((x) => x.total);
+  const directTtfb = direct.timings.map((x) => x.ttfb);
+  const directTtft = direct.timings.map((x) => x.ttft);
+  const markNames = Object.keys(spec.marks ?? {});
+  const markP50 = (timings: Timing[], k: string): number => summarize(timings.map((x) => x.marks?.[k] ?? Number.NaN)).p50;
+  for (const t of h.targets) {
+    const a = acc.get(t.name)!;
+    if (a.timings.length === 0) throw new FictaError('FICTA_BENCH_FAILED', `bench: ${scenario}/${t.name}: every request failed (${a.firstError ?? 'no response'})`);
+    const totals = a.timings.map((x) => x.total);
+    const s = summarize(totals);
+    const ttfb = summarize(a.timings.map((x) => x.ttfb));
+    const ttft = format === 'sse' ? summarize(a.timings.map((x) => x.ttft)) : undefined;
+    const result: E2eResult = {
+      name: `${scenario}/${t.name}`,
+      unit: 'ms',
+      scenario,
+      target: t.name,
+      format,
+      size,
+      concurrency,
+      secrets: t.secrets ?? null,
+      ...s,
+      ttfb: pick(ttfb),
+      ...(ttft === undefined ? {} : { ttft: pick(ttft) }),
+      ...(markNames.length === 0 ? {} : { marksP50: Object.fromEntries(markNames.map((k) => [k, markP50(a.timings, k)])) }),
+      reqPerSec: (a.timings.length / a.wallMs) * 1000,
+      errors: a.errors,
+      verified: verified.get(t.name)!,
+    };
+    if (t.name !== 'direct') {
+      const d = diffOfMedians(totals, directTotal);
+      result.addedP50Ms = d.delta;
+      result.addedP50Ci95 = d.ci95;
+      result.addedSignificant = d.significant;
+      result.ratioP50 = s.p50 / summarize(directTotal).p50;
+      result.addedTtfbP50Ms = ttfb.p50 - summarize(directTtfb).p50;
+      if (ttft !== undefined) result.addedTtftP50Ms = ttft.p50 - summarize(directTtft).p50;
+      for (const k of markNames) (result as unknown as Record<string, number>)[`added_${k}_P50Ms`] = markP50(a.timings, k) - markP50(direct.timings, k);
+      if (t.child !== undefined && a.cpuKnown) result.cpuMsPerReq = a.cpuMs / (a.timings.length + a.errors);
+      if (t.child !== undefined) result.rssMB = a.rss;
+    }
+    results.push(result);
+    const marks = markNames.map((k) => ` ${k} ${markP50(a.timings, k).toFixed(3)}`).join('');
+    log(`  ${t.name.padEnd(20)} p50 ${s.p50.toFixed(3)} ms${result.addedP50Ms === undefined ? '' : ` (+${result.addedP50Ms.toFixed(3)})`}${ttft === undefined ? '' : `, ttft ${ttft.p50.toFixed(3)}`}${marks}${result.cpuMsPerReq === undefined ? '' : `, cpu ${result.cpuMsPerReq.toFixed(3)} ms/req`}${a.errors > 0 ? `, ${a.errors} errors (${a.firstError})` : ''}`);
   }
   return results;
 }

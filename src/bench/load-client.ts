@@ -10,6 +10,8 @@ export interface RequestSpec {
   body: Buffer;
   /** Look for the first text delta (time to first token). */
   sse: boolean;
+  /** Byte strings whose first arrival is timed (`marks` in the timing), e.g. markers in tool-call deltas. */
+  marks?: Record<string, Buffer>;
 }
 
 export interface Timing {
@@ -21,6 +23,8 @@ export interface Timing {
   /** Request start → last byte, ms. */
   total: number;
   bytes: number;
+  /** Request start → the first chunk holding each of the spec's marks, ms (NaN when not seen). */
+  marks?: Record<string, number>;
 }
 
 export interface Response extends Timing {
@@ -28,6 +32,8 @@ export interface Response extends Timing {
   /** The body, only when asked for. */
   body: Buffer | undefined;
 }
+
+const EMPTY = Buffer.alloc(0);
 
 /** The bytes that mark the first text delta of an Anthropic stream. */
 const DELTA_MARK = Buffer.from('content_block_delta');
@@ -56,6 +62,10 @@ export function send(pool: Pool, spec: RequestSpec, options: SendOptions = {}): 
     let ttft = Number.NaN;
     let bytes = 0;
     let headers: Record<string, string | string[] | undefined> = {};
+    const marks = spec.marks === undefined ? undefined : Object.entries(spec.marks);
+    const seen: Record<string, number> | undefined = marks === undefined ? undefined : Object.fromEntries(marks.map(([k]) => [k, Number.NaN]));
+    // A mark may straddle two chunks: each chunk is searched with the previous one's tail in front.
+    let tail = EMPTY;
     const chunks: Buffer[] | undefined = options.keepBody === true ? [] : undefined;
     pool.dispatch(
       { method: 'POST', path: spec.path, headers: extraHeaders === undefined ? spec.headers : { ...spec.headers, ...extraHeaders }, body: spec.body },
@@ -69,11 +79,17 @@ export function send(pool: Pool, spec: RequestSpec, options: SendOptions = {}): 
         onResponseData(_c, chunk) {
           bytes += chunk.length;
           if (spec.sse && ttft !== ttft && chunk.indexOf(DELTA_MARK) !== -1) ttft = performance.now() - t0;
+          if (marks !== undefined && seen !== undefined) {
+            const now = performance.now() - t0;
+            const hay = tail.length === 0 ? chunk : Buffer.concat([tail, chunk]);
+            for (const [k, m] of marks) if (seen[k] !== seen[k] && hay.indexOf(m) !== -1) seen[k] = now;
+            tail = Buffer.from(hay.subarray(Math.max(0, hay.length - 64)));
+          }
           chunks?.push(chunk);
           onChunk?.(chunk);
         },
         onResponseEnd() {
-          resolve({ status, ttfb, ttft, total: performance.now() - t0, bytes, headers, body: chunks === undefined ? undefined : Buffer.concat(chunks) });
+          resolve({ status, ttfb, ttft, total: performance.now() - t0, bytes, headers, body: chunks === undefined ? undefined : Buffer.concat(chunks), ...(seen === undefined ? {} : { marks: seen }) });
         },
         onResponseError(_c, error) {
           reject(error);
@@ -107,7 +123,7 @@ export async function runBatch(pool: Pool, spec: RequestSpec, count: number, con
         if (r.status !== 200) {
           errors++;
           firstError ??= `status ${r.status}`;
-        } else timings.push({ status: r.status, ttfb: r.ttfb, ttft: r.ttft, total: r.total, bytes: r.bytes });
+        } else timings.push({ status: r.status, ttfb: r.ttfb, ttft: r.ttft, total: r.total, bytes: r.bytes, ...(r.marks === undefined ? {} : { marks: r.marks }) });
       } catch (e) {
         errors++;
         firstError ??= (e as NodeJS.ErrnoException).code ?? (e as Error).message;

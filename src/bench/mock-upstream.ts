@@ -5,7 +5,7 @@
 
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { makeMessagesResponse, makeMessagesSse, type SseScript } from './corpus.ts';
+import { makeMessagesResponse, makeMessagesSse, makeToolSse, type SseScript } from './corpus.ts';
 
 export interface MockUpstreamConfig {
   /** Strings planted in every response body (placeholders the proxy should restore). */
@@ -20,7 +20,10 @@ export interface MockUpstreamConfig {
   ticks: number;
 }
 
-/** Request header choosing the reply: `json:<bytes>`, `sse:<bytes>` (paced), `sse-burst:<bytes>` (unpaced) or `small`. */
+/**
+ * Request header choosing the reply: `json:<bytes>`, `sse:<bytes>` (paced), `sse-tool:<bytes>` (paced text,
+ * then two tool calls, the second with a placeholder), `sse-burst:<bytes>` (unpaced) or `small`.
+ */
 export const REPLY_HEADER = 'x-bench-reply';
 /** Request header asking for the leak count; the answer comes in {@link LEAKS_HEADER}. */
 export const CHECK_HEADER = 'x-bench-check';
@@ -44,6 +47,12 @@ export async function startMockUpstream(config: MockUpstreamConfig, port = 0): P
     if (s === undefined) sse.set(key, (s = makeMessagesSse(bytes, ticks, config.plant)));
     return s;
   };
+  const toolScripts = new Map<number, SseScript>();
+  const toolScript = (bytes: number): SseScript => {
+    let s = toolScripts.get(bytes);
+    if (s === undefined) toolScripts.set(bytes, (s = makeToolSse(bytes, config.ticks, config.plant, config.plant[0] ?? '')));
+    return s;
+  };
   const small = Buffer.from(JSON.stringify({ type: 'message', role: 'assistant', content: [{ type: 'text', text: 'ok' }] }));
 
   const server = createServer((req, res) => {
@@ -62,6 +71,7 @@ export async function startMockUpstream(config: MockUpstreamConfig, port = 0): P
       const bytes = Number(size);
       if (kind === 'json' && bytes > 0) return sendJson(res, jsonBody(bytes), extra);
       if (kind === 'sse' && bytes > 0) return void sendSse(res, sseScript(bytes, config.ticks), config, extra);
+      if (kind === 'sse-tool' && bytes > 0) return void sendSse(res, toolScript(bytes), config, extra);
       if (kind === 'sse-burst' && bytes > 0) return void sendBurstSse(res, sseScript(Math.min(bytes, BURST_SCRIPT_BYTES), 1), bytes, extra);
       return sendJson(res, small, extra);
     });

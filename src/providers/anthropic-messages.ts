@@ -1,8 +1,9 @@
-// Anthropic Messages streaming (`POST /v1/messages`, stream: true): content blocks keyed by `index`
+// Anthropic Messages (`POST /v1/messages`): streamed (stream: true), content blocks keyed by `index`
 // carry text_delta.text, thinking_delta.thinking and input_json_delta.partial_json (JSON text, the
-// arguments of the tool call that content_block_start names).
+// arguments of the tool call that content_block_start names); a whole message (the non-streamed body,
+// and `message_start`) holds tool_use blocks with `input` as a JSON value.
 
-import { ALL_KEYS, type DeltaField, type StreamAdapter, type StreamOpen } from './types.ts';
+import { ALL_KEYS, BODY, type DeltaField, type StreamAdapter, type StreamOpen, type ToolCallSite } from './types.ts';
 
 const FIELDS: Record<string, { field: string; json: boolean }> = {
   text_delta: { field: 'text', json: false },
@@ -32,6 +33,16 @@ export const anthropicMessages: StreamAdapter = {
     if (open.json) open.tool = toolInfo(block);
     return [open];
   },
+  calls(event, data) {
+    const out: ToolCallSite[] = [];
+    if (data.type === 'content_block_start') blockCall(data.content_block, ['content_block'], out);
+    const message = event === BODY ? data : data.type === 'message_start' ? (data.message as Record<string, unknown> | undefined) : undefined;
+    const content = message?.content;
+    if (Array.isArray(content)) content.forEach((b, i) => blockCall(b, event === BODY ? ['content', i] : ['message', 'content', i], out));
+    return out;
+  },
+  callHints: ['tool_use"'],
+  fails: (event, data) => event === 'error' || data?.type === 'error',
   ends(event, data) {
     if (data === undefined) return event === 'error' ? ALL_KEYS : undefined;
     if (data.type === 'content_block_stop') {
@@ -42,6 +53,14 @@ export const anthropicMessages: StreamAdapter = {
     return undefined;
   },
 };
+
+/** A tool block's `input` (a JSON value: tool_use input is an object). */
+function blockCall(block: unknown, at: ReadonlyArray<string | number>, out: ToolCallSite[]): void {
+  if (typeof block !== 'object' || block === null) return;
+  const b = block as Record<string, unknown>;
+  if (!TOOL_BLOCKS.has(String(b.type)) || b.input === undefined) return;
+  out.push({ path: [...at, 'input'], kind: 'json', tool: toolInfo(b) });
+}
 
 function toolInfo(block: Record<string, unknown>): { id?: string; name?: string } {
   const info: { id?: string; name?: string } = {};

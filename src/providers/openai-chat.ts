@@ -5,7 +5,7 @@
 // `reasoning_details[].text` (OpenRouter), and `content` as an array of parts (Mistral: text parts and
 // `thinking` parts).
 
-import { ALL_KEYS, type DeltaField, type StreamAdapter, type ToolCallInfo } from './types.ts';
+import { ALL_KEYS, BODY, type DeltaField, type StreamAdapter, type ToolCallInfo, type ToolCallSite } from './types.ts';
 
 const TEXT_FIELDS = ['content', 'refusal', 'reasoning_content', 'reasoning'] as const;
 
@@ -43,16 +43,55 @@ export const openaiChat: StreamAdapter = {
     });
     return out;
   },
+  calls(event, data) {
+    // A whole completion: choices[i].message.tool_calls[j].function.arguments (and the older function_call).
+    const choices = data.choices;
+    if (event !== BODY || !Array.isArray(choices)) return [];
+    const out: ToolCallSite[] = [];
+    choices.forEach((choice: Record<string, unknown>, ci) => {
+      const message = choice?.message as Record<string, unknown> | undefined;
+      if (typeof message !== 'object' || message === null) return;
+      if (Array.isArray(message.tool_calls)) {
+        message.tool_calls.forEach((call: Record<string, unknown>, ti) => {
+          const fn = call?.function as Record<string, unknown> | undefined;
+          if (typeof fn?.arguments !== 'string') return;
+          const tool: ToolCallInfo = {};
+          if (typeof call.id === 'string') tool.id = call.id;
+          if (typeof fn.name === 'string') tool.name = fn.name;
+          out.push({ path: ['choices', ci, 'message', 'tool_calls', ti, 'function', 'arguments'], kind: 'json', tool });
+        });
+      }
+      const legacy = message.function_call as Record<string, unknown> | undefined;
+      if (typeof legacy?.arguments === 'string') {
+        out.push({ path: ['choices', ci, 'message', 'function_call', 'arguments'], kind: 'json', tool: typeof legacy.name === 'string' ? { name: legacy.name } : {} });
+      }
+    });
+    return out;
+  },
+  callHints: ['"tool_calls"', '"function_call"'],
+  fails: (_event, data) => data?.error !== undefined && data.error !== null,
   ends(_event, data, rawData) {
     if (data === undefined) return rawData.trim() === '[DONE]' ? ALL_KEYS : undefined;
     if (data.error !== undefined) return ALL_KEYS;
     const choices = data.choices;
     if (!Array.isArray(choices)) return undefined;
-    const done = choices
-      .filter((c: Record<string, unknown>) => c?.finish_reason !== null && c?.finish_reason !== undefined)
-      .map((c: Record<string, unknown>, i) => `${String(c.index ?? i)}/`);
-    if (done.length === 0) return undefined;
-    return (k) => done.some((p) => k.startsWith(p));
+    const ended: string[] = [];
+    // Parallel tool calls stream one after the other: a call's first fragment (the one with its id)
+    // ends the calls before it in that choice, so a call held for its placeholders is released then.
+    const started: string[] = [];
+    choices.forEach((c: Record<string, unknown>, i) => {
+      const idx = String(c?.index ?? i);
+      if (c?.finish_reason !== null && c?.finish_reason !== undefined) ended.push(`${idx}/`);
+      const calls = (c?.delta as Record<string, unknown> | undefined)?.tool_calls;
+      if (Array.isArray(calls)) {
+        calls.forEach((call: Record<string, unknown>, ti) => {
+          if (typeof call?.id === 'string') started.push(`${idx}/tool/${String(call.index ?? ti)}`);
+        });
+      }
+    });
+    if (ended.length === 0 && started.length === 0) return undefined;
+    const prefixes = started.map((k) => k.slice(0, k.lastIndexOf('/') + 1));
+    return (k) => ended.some((p) => k.startsWith(p)) || (!started.includes(k) && prefixes.some((p) => k.startsWith(p)));
   },
 };
 

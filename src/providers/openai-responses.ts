@@ -4,7 +4,7 @@
 // `response.content_part.done`, `response.output_item.done` and `response.completed` repeat whole
 // values: declared as copies of their stream, and restored in place like every other string.
 
-import { ALL_KEYS, type CopyField, type DeltaField, type StreamAdapter, type StreamOpen, type ToolCallInfo } from './types.ts';
+import { ALL_KEYS, BODY, type CopyField, type DeltaField, type StreamAdapter, type StreamOpen, type ToolCallInfo, type ToolCallSite } from './types.ts';
 
 /** `response.foo.delta` / `response.foo.done` → the stream key shared by both. */
 function streamKey(type: string, data: Record<string, unknown>): string {
@@ -36,12 +36,18 @@ export const openaiResponses: StreamAdapter = {
   deltas(_event, data) {
     const type = data.type;
     if (typeof type !== 'string' || !type.endsWith('.delta') || typeof data.delta !== 'string') return [];
-    const base = type.slice(0, -'.delta'.length);
-    const tool = Object.values(TOOL_ITEMS).some((t) => t.stream === base);
     const field: DeltaField = { key: streamKey(type, data), path: ['delta'], json: type.includes('arguments') };
-    if (tool) field.tool = {};
+    if (isToolStream(type.slice(0, -'.delta'.length))) field.tool = {};
     return [field];
   },
+  calls(event, data) {
+    // A whole response (the non-streamed body): its output items; `output_item.added` may already carry arguments.
+    if (event === BODY && Array.isArray(data.output)) return data.output.flatMap((item, k) => itemCall(item, ['output', k]));
+    if (data.type === 'response.output_item.added') return itemCall(data.item, ['item'], true);
+    return [];
+  },
+  callHints: ['_call"'],
+  fails: (event, data) => event === 'error' || data?.type === 'error' || data?.type === 'response.failed' || data?.type === 'response.incomplete',
   opens(_event, data) {
     if (data.type !== 'response.output_item.added') return [];
     const item = data.item as Record<string, unknown> | undefined;
@@ -54,7 +60,12 @@ export const openaiResponses: StreamAdapter = {
     const type = data.type;
     if (typeof type !== 'string') return [];
     const field = DONE_FIELDS[type];
-    if (field !== undefined) return typeof data[field] === 'string' ? [{ key: streamKey(type, data), path: [field], json: field === 'arguments' }] : [];
+    if (field !== undefined) {
+      if (typeof data[field] !== 'string') return [];
+      const copy: CopyField = { key: streamKey(type, data), path: [field], json: field === 'arguments' };
+      if (isToolStream(type.slice(0, -'.done'.length))) copy.tool = typeof data.name === 'string' ? { name: data.name } : {};
+      return [copy];
+    }
     if (type === 'response.content_part.done' || type === 'response.reasoning_summary_part.done') {
       const part = data.part as Record<string, unknown> | undefined;
       const stream = type === 'response.content_part.done' ? (part?.type === 'refusal' ? 'response.refusal' : 'response.output_text') : 'response.reasoning_summary_text';
@@ -86,6 +97,21 @@ export const openaiResponses: StreamAdapter = {
     return undefined;
   },
 };
+
+function isToolStream(base: string): boolean {
+  return Object.values(TOOL_ITEMS).some((t) => t.stream === base);
+}
+
+/** A tool-call item's arguments (or custom input), as a complete call; `stream`: the start of its delta stream. */
+function itemCall(value: unknown, at: ReadonlyArray<string | number>, stream = false): ToolCallSite[] {
+  if (typeof value !== 'object' || value === null) return [];
+  const item = value as Record<string, unknown>;
+  const spec = typeof item.type === 'string' ? TOOL_ITEMS[item.type] : undefined;
+  if (spec === undefined || typeof item[spec.field] !== 'string') return [];
+  const site: ToolCallSite = { path: [...at, spec.field], kind: spec.json ? 'json' : 'text', tool: toolInfo(item) };
+  if (stream) site.key = `${String(item.id ?? '')}|${spec.stream}|`;
+  return [site];
+}
 
 function toolInfo(item: Record<string, unknown>): ToolCallInfo {
   const info: ToolCallInfo = {};

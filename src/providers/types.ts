@@ -1,6 +1,7 @@
 // What a wire-format adapter declares so shared code never asks which provider it is handling: the
 // streamed string fields of each event that continue a stream across events (deltas), the events that
-// open a stream and name its tool call, the whole-value copies an event carries, and where streams end.
+// open a stream and name its tool call, the whole-value copies an event carries, the complete tool calls
+// a document holds (a non-streamed body, or one event), and where streams end.
 // The stream restorer (src/restore/stream-restorer.ts) works on these declarations whatever the framing
 // (SSE events, NDJSON lines, elements of a streamed JSON array).
 
@@ -33,6 +34,21 @@ export interface CopyField {
   tool?: ToolCallInfo;
 }
 
+/**
+ * A complete tool call in a JSON document: a non-streamed body, or one event whose call arrives whole
+ * (Gemini `functionCall`, Ollama `tool_calls`, Anthropic `content_block_start`). Sink-aware restore
+ * (DESIGN §10) decides its placeholders; nothing else restores them.
+ */
+export interface ToolCallSite {
+  /** Path to the arguments: a string (JSON text, or a custom tool's free-form input) or an array/object (structured arguments). */
+  path: ReadonlyArray<string | number>;
+  /** `json`: JSON arguments, in a string or as the value itself; `text`: free-form input (Codex apply_patch). */
+  kind: 'json' | 'text';
+  tool: ToolCallInfo;
+  /** The delta stream these arguments are a whole copy of, when they are one (decided the same way, counted once). */
+  key?: string;
+}
+
 /** A stream an event opens (Anthropic `content_block_start`, Responses `output_item.added`), with its tool call. */
 export interface StreamOpen {
   key: string;
@@ -53,6 +69,24 @@ export interface StreamAdapter {
   opens?(event: string, data: Record<string, unknown>): StreamOpen[];
   /** Whole-value copies this event carries (optional; every string is restored either way). */
   copies?(event: string, data: Record<string, unknown>): CopyField[];
+  /**
+   * Complete tool calls in a document: an event's data (`event` its name), or a whole non-streamed JSON
+   * body (`event` is BODY). Tool-call copies of streams are declared by `copies` (with `tool`) instead.
+   * An adapter that declares its tool calls here and in DeltaField/StreamOpen/CopyField `tool` gets
+   * sink-aware restore with no further code.
+   */
+  calls?(event: string, data: Record<string, unknown>): ToolCallSite[];
+  /**
+   * Byte strings one of which every whole body holding a tool call contains, as providers write it (a type
+   * or key: `tool_use"`). A body holding none of them, and no `\u` escape that could spell one, is not
+   * parsed to look for calls (optional; without it every body with a placeholder is parsed).
+   */
+  readonly callHints?: readonly string[];
+  /**
+   * True when this event reports a failure (an `error` event, a failed or cut-off response): streams it
+   * ends did not complete, so a tool call in them is failed closed. Optional (default: never).
+   */
+  fails?(event: string, data: Record<string, unknown> | undefined, rawData: string): boolean;
   /** False when the adapter never declares deltas: no per-stream state is kept. */
   readonly streams?: boolean;
   /** A JSON-typed response is a streamed array of events (`[{…},{…}]`) rather than one document. */
@@ -60,6 +94,9 @@ export interface StreamAdapter {
 }
 
 export const ALL_KEYS = (): boolean => true;
+
+/** The event name `calls` gets for a whole non-streamed JSON body. */
+export const BODY = '';
 
 /** Reads the value at `path` in `data`, or undefined. */
 export function getPath(data: unknown, path: ReadonlyArray<string | number>): unknown {

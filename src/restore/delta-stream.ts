@@ -2,14 +2,16 @@
 // it: a lexer over the stream's content from its first byte (so the string depth of a placeholder is
 // the same as in a whole copy of the text), the placeholder prefix held back from the last event, the
 // per-stream delta filter (watermark frames split across events), and the last delta event to send
-// held bytes in when the stream ends before they continue.
+// held bytes in when the stream ends before they continue. A tool call's arguments under a sink are
+// not restored here: their pieces go, placeholders whole, to the stream's ToolHold (tool-hold.ts).
 
 import type { ToolCallInfo } from '../providers/types.ts';
+import { PLACEHOLDER_FIRST_BYTE, PLACEHOLDER_LENGTH, probePlaceholder } from '../redact/placeholder.ts';
 import type { SecretSet } from '../redact/secret-set.ts';
 import type { Edit, FramedEvent } from './framing.ts';
 import { JsonLexer } from './json-lexer.ts';
 import { restoreBytes, type RestoreStats } from './restore-bytes.ts';
-import { RESTORE_ALL, type RestoreSink, type StreamInfo } from './restore-sink.ts';
+import type { ToolHold } from './tool-hold.ts';
 
 /** A per-stream filter over a field's raw content, applied before restore (the watermark frame stripper). */
 export interface DeltaFilter {
@@ -19,11 +21,10 @@ export interface DeltaFilter {
   readonly pending: number;
 }
 
-/** What every stream shares: the secrets, counters, sink and filter. */
+/** What every stream shares: the secrets, counters and filter. */
 export interface DeltaContext {
   set: SecretSet;
   stats: RestoreStats;
-  sink: RestoreSink;
   filter: (() => DeltaFilter) | undefined;
   filterNeeded: (raw: Buffer) => boolean;
 }
@@ -40,7 +41,11 @@ export interface Template {
   edits: Edit[];
 }
 
-export interface DeltaStream extends StreamInfo {
+export interface DeltaStream {
+  readonly key: string;
+  /** The adapter declared the content JSON text (tool arguments). */
+  readonly json: boolean;
+  /** The tool call whose arguments this stream carries (id and name as far as seen), or undefined. */
   tool: ToolCallInfo | undefined;
   /** Inside a string (as after its opening quote): reads the stream's content across events. */
   readonly text: JsonLexer;
@@ -49,8 +54,8 @@ export interface DeltaStream extends StreamInfo {
   held: Buffer | undefined;
   heldDepth: number;
   filter: DeltaFilter | undefined;
-  /** The sink holds this stream. */
-  holding: boolean;
+  /** A tool call's arguments decided by a sink (held from the first placeholder), or undefined. */
+  hold: ToolHold | undefined;
   template: Template | undefined;
 }
 
@@ -59,7 +64,7 @@ const EMPTY = Buffer.alloc(0);
 export function createDeltaStream(key: string, json: boolean, tool: ToolCallInfo | undefined): DeltaStream {
   const text = new JsonLexer('value');
   text.enterString();
-  return { key, json, tool, text, poisoned: false, held: undefined, heldDepth: 0, filter: undefined, holding: false, template: undefined };
+  return { key, json, tool, text, poisoned: false, held: undefined, heldDepth: 0, filter: undefined, hold: undefined, template: undefined };
 }
 
 /** Merges newly seen tool-call details (Chat sends id and name in the first fragment only). */
@@ -73,9 +78,9 @@ export function isSettled(stream: DeltaStream): boolean {
   return stream.poisoned || stream.text.inProseString;
 }
 
-/** True when the stream holds bytes back (a placeholder prefix, a filter's tail, or the sink). */
+/** True when the stream holds bytes back (a placeholder prefix, a filter's tail, or a held tool call). */
 export function hasPending(stream: DeltaStream): boolean {
-  return stream.held !== undefined || stream.holding || (stream.filter !== undefined && stream.filter.pending > 0);
+  return stream.held !== undefined || stream.hold?.holding === true || (stream.filter !== undefined && stream.filter.pending > 0);
 }
 
 /**
@@ -83,15 +88,7 @@ export function hasPending(stream: DeltaStream): boolean {
  * the bytes for the field now; a trailing placeholder prefix is held for the next piece unless `final`.
  */
 export function restoreDelta(ctx: DeltaContext, stream: DeltaStream, raw: Buffer, final: boolean): Buffer {
-  let content = raw;
-  if (stream.filter === undefined && ctx.filter !== undefined && raw.length > 0 && ctx.filterNeeded(raw)) stream.filter = ctx.filter();
-  if (stream.filter !== undefined) {
-    content = stream.filter.push(raw);
-    if (final) {
-      const rest = stream.filter.flush();
-      if (rest.length > 0) content = Buffer.concat([content, rest]);
-    }
-  }
+  const content = filtered(ctx, stream, raw, final);
   const held = stream.held;
   stream.held = undefined;
   const combined = held === undefined ? content : Buffer.concat([held, content]);
@@ -116,26 +113,50 @@ export function restoreDelta(ctx: DeltaContext, stream: DeltaStream, raw: Buffer
     !final,
   );
   if (lexing && lexed < content.length) stream.text.advance(content, lexed, content.length);
-  const kept = r.heldFrom === -1 ? combined.length : r.heldFrom;
   if (r.heldFrom !== -1) {
     stream.held = Buffer.from(combined.subarray(r.heldFrom));
     stream.heldDepth = r.heldDepth;
   }
-  let restored = r.parts.length === 1 ? (r.parts[0] as Buffer) : Buffer.concat(r.parts);
-  if (ctx.sink !== RESTORE_ALL) {
-    const s = ctx.sink.delta(stream, combined.subarray(0, kept), restored);
-    stream.holding = s.hold;
-    restored = s.emit;
-  }
-  if (final && ctx.sink !== RESTORE_ALL) {
-    const release = ctx.sink.end(stream);
-    stream.holding = false;
-    if (release.length > 0) restored = Buffer.concat([restored, release]);
-  }
-  return restored;
+  return r.parts.length === 1 ? (r.parts[0] as Buffer) : Buffer.concat(r.parts);
 }
 
-/** Everything the stream still holds, restored as far as it can be (the stream ended). */
+/**
+ * One event's piece of a tool call's arguments for its ToolHold, restored nowhere: filtered like any
+ * delta, with a trailing placeholder prefix held for the next piece unless `final` (so no placeholder is
+ * ever cut between two pieces).
+ */
+export function toolPiece(ctx: DeltaContext, stream: DeltaStream, raw: Buffer, final: boolean): Buffer {
+  const content = filtered(ctx, stream, raw, final);
+  if (!isSettled(stream) && content.length > 0) stream.text.advance(content, 0, content.length);
+  const held = stream.held;
+  stream.held = undefined;
+  const combined = held === undefined ? content : Buffer.concat([held, content]);
+  if (final) return combined;
+  const cut = partialTail(combined);
+  if (cut === -1) return combined;
+  stream.held = Buffer.from(combined.subarray(cut));
+  return combined.subarray(0, cut);
+}
+
+/** The content after the stream's filter (the watermark frame stripper), if it has one. */
+function filtered(ctx: DeltaContext, stream: DeltaStream, raw: Buffer, final: boolean): Buffer {
+  if (stream.filter === undefined && ctx.filter !== undefined && raw.length > 0 && ctx.filterNeeded(raw)) stream.filter = ctx.filter();
+  if (stream.filter === undefined) return raw;
+  const content = stream.filter.push(raw);
+  if (!final) return content;
+  const rest = stream.filter.flush();
+  return rest.length > 0 ? Buffer.concat([content, rest]) : content;
+}
+
+/** Where a placeholder cut off by the end of `buf` begins, or -1. */
+function partialTail(buf: Buffer): number {
+  for (let i = buf.indexOf(PLACEHOLDER_FIRST_BYTE, Math.max(0, buf.length - PLACEHOLDER_LENGTH + 1)); i !== -1; i = buf.indexOf(PLACEHOLDER_FIRST_BYTE, i + 1)) {
+    if (probePlaceholder(buf, i, buf.length).kind === 'partial') return i;
+  }
+  return -1;
+}
+
+/** Everything the stream still holds, restored as far as it can be (the stream ended); a tool call's, unrestored. */
 export function flushDelta(ctx: DeltaContext, stream: DeltaStream): Buffer {
-  return restoreDelta(ctx, stream, EMPTY, true);
+  return stream.hold !== undefined ? toolPiece(ctx, stream, EMPTY, true) : restoreDelta(ctx, stream, EMPTY, true);
 }

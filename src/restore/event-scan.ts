@@ -1,18 +1,26 @@
 // Reads one event's data for restore: the string depth at every `~` (from a fresh forward lexer over
-// the data), and, for JSON data, the content spans of the strings an adapter named by path (delta
-// fields, left unlexed here because their stream's own lexer reads them; copies, lexed as usual).
+// the data), and, for JSON data, the spans of the values an adapter named by path (delta fields, left
+// unlexed here because their stream's own lexer reads them; copies, lexed as usual; tool-call arguments,
+// which may be any JSON value, decided by a sink instead).
 
 import { createJsonLexer, type LexerHooks } from './json-lexer.ts';
 
 const TILDE = 0x7e;
 
-/** A string the scan looks for by path; `start`/`end` bound its content once found (-1 before). */
+/**
+ * A value the scan looks for by path: a string, whose content `start`/`end` bound once found (-1
+ * before), or, when `values` is set, also an array or object, bounded with its brackets.
+ */
 export interface WatchedString {
   readonly path: ReadonlyArray<string | number>;
-  /** Leave the content unlexed, and `~` inside it out of the result (a delta field). */
+  /** `~` inside it stays out of the result; a string's content is left unlexed (a delta field). */
   readonly opaque: boolean;
+  /** Arrays and objects are found too (tool-call arguments as a JSON value). */
+  readonly values: boolean;
   start: number;
   end: number;
+  /** What was found is a string (else an array or object). */
+  isString: boolean;
   /** The path matched more than one string (duplicate keys): the event is not read by path. */
   duplicate: boolean;
 }
@@ -24,9 +32,9 @@ export interface EventScan {
   depths: number[];
 }
 
-/** Creates a watched string for `path`. */
-export function watch(path: ReadonlyArray<string | number>, opaque: boolean): WatchedString {
-  return { path, opaque, start: -1, end: -1, duplicate: false };
+/** Creates a watched string (or, with `values`, any string, array or object) for `path`. */
+export function watch(path: ReadonlyArray<string | number>, opaque: boolean, values = false): WatchedString {
+  return { path, opaque, values, start: -1, end: -1, isString: false, duplicate: false };
 }
 
 /**
@@ -83,6 +91,9 @@ class PathHooks implements LexerHooks {
   private depth = 0;
   private buf: Buffer | undefined;
   private current: WatchedString | undefined;
+  /** The watched array or object being read, and the depth it opened at. */
+  private container: WatchedString | undefined;
+  private containerDepth = 0;
   private watched: readonly WatchedString[] = [];
   /** Path segments as bytes, to compare keys without decoding them. */
   private segments: Array<Array<Buffer | number>> = [];
@@ -94,14 +105,25 @@ class PathHooks implements LexerHooks {
     this.depth = 0;
     this.buf = undefined;
     this.current = undefined;
+    this.container = undefined;
     return this;
   }
 
   get inOpaque(): boolean {
-    return this.current?.opaque === true;
+    return this.current?.opaque === true || this.container?.opaque === true;
   }
 
-  open(isArray: boolean): void {
+  open(isArray: boolean, at: number): void {
+    if (this.container === undefined) {
+      const w = this.find(true);
+      if (w !== undefined) {
+        if (w.start !== -1) w.duplicate = true;
+        w.start = at;
+        w.isString = false;
+        this.container = w;
+        this.containerDepth = this.depth;
+      }
+    }
     const d = this.depth++;
     this.isArray[d] = isArray;
     this.index[d] = 0;
@@ -109,8 +131,12 @@ class PathHooks implements LexerHooks {
     this.keyEnd[d] = -1;
   }
 
-  close(): void {
+  close(at: number): void {
     this.depth--;
+    if (this.container !== undefined && this.depth === this.containerDepth) {
+      this.container.end = at + 1;
+      this.container = undefined;
+    }
   }
 
   next(): void {
@@ -127,15 +153,25 @@ class PathHooks implements LexerHooks {
   }
 
   stringStart(at: number): boolean {
+    // Inside a watched container only the container counts.
+    if (this.container !== undefined) return false;
+    const w = this.find(false);
+    if (w === undefined) return false;
+    if (w.start !== -1) w.duplicate = true;
+    w.start = at + 1;
+    w.isString = true;
+    this.current = w;
+    return w.opaque;
+  }
+
+  /** The watched value at the current path (`containers`: only those that accept arrays and objects). */
+  private find(containers: boolean): WatchedString | undefined {
     for (let k = 0; k < this.watched.length; k++) {
-      if (!this.matches(this.segments[k] as Array<Buffer | number>)) continue;
       const w = this.watched[k] as WatchedString;
-      if (w.start !== -1) w.duplicate = true;
-      w.start = at + 1;
-      this.current = w;
-      return w.opaque;
+      if (containers && !w.values) continue;
+      if (this.matches(this.segments[k] as Array<Buffer | number>)) return w;
     }
-    return false;
+    return undefined;
   }
 
   stringEnd(at: number): void {

@@ -68,8 +68,10 @@ const ARR = 2;
 
 /** Structural events of level 0, for callers that need paths (SSE event data). Offsets are buffer offsets. */
 export interface LexerHooks {
-  open(isArray: boolean): void;
-  close(): void;
+  /** A container opens with its bracket at `at`. */
+  open(isArray: boolean, at: number): void;
+  /** The innermost container closes with its bracket at `at`. */
+  close(at: number): void;
   /** A `,` between members or elements. */
   next(): void;
   /** A key string's content is buf[start, end). */
@@ -366,7 +368,7 @@ export class JsonLexer {
       const isArray = b === 0x5b;
       this.stack[this.sp++] = isArray ? ARR : OBJ;
       this.expect = isArray ? E_VALUE_OR_CLOSE : E_KEY_OR_CLOSE;
-      if (this.hooks !== null) this.hooks.open(isArray);
+      if (this.hooks !== null) this.hooks.open(isArray, this.at);
       return;
     }
     if (b === QUOTE) return this.beginString(false);
@@ -409,7 +411,7 @@ export class JsonLexer {
 
   private pop(): void {
     this.sp--;
-    if (this.hooks !== null) this.hooks.close();
+    if (this.hooks !== null) this.hooks.close(this.at);
     this.valueDone();
   }
 

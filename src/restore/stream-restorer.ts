@@ -9,29 +9,37 @@
 // first byte (delta-stream.ts), so a placeholder split across events is restored exactly once and at
 // the depth a whole copy of the same text gives it. Held bytes of a split placeholder are cut from one
 // event's string and put in front of the continuation in the next (or, at the stream's end, in an
-// event shaped like its last delta). A RestoreSink (restore-sink.ts) may hold or replace what a
-// stream emits; a DeltaFilter strips per-stream content first (watermark frames).
+// event shaped like its last delta). A DeltaFilter strips per-stream content first (watermark frames).
+//
+// Tool calls under a RestoreSink (restore-sink.ts, DESIGN §10): a tool call's argument stream passes
+// untouched until its first placeholder, then its events are held (tool-hold.ts) until the call
+// completes, and every later event waits behind them so events leave in the order they came
+// (event-queue.ts); whole calls in an event and whole-value copies of a call go to the sink as they are.
 
-import { getPath, type CopyField, type DeltaField, type StreamAdapter, type StreamOpen } from '../providers/types.ts';
+import { getPath, type CopyField, type DeltaField, type StreamAdapter, type StreamOpen, type ToolCallInfo, type ToolCallSite } from '../providers/types.ts';
 import { PLACEHOLDER_FIRST_BYTE, PLACEHOLDER_LENGTH, probePlaceholder } from '../redact/placeholder.ts';
 import { bump } from '../redact/replace.ts';
 import type { SecretSet } from '../redact/secret-set.ts';
 import type { ChunkTransform } from './body-restorer.ts';
-import { createDeltaStream, flushDelta, hasPending, isSettled, noteTool, restoreDelta, type DeltaContext, type DeltaFilter, type DeltaStream } from './delta-stream.ts';
+import { createDeltaStream, flushDelta, hasPending, isSettled, noteTool, restoreDelta, toolPiece, type DeltaContext, type DeltaFilter, type DeltaStream } from './delta-stream.ts';
+import { EventQueue, heldEvent } from './event-queue.ts';
 import { scanEvent, watch, type WatchedString } from './event-scan.ts';
 import { EventShapes } from './event-shape.ts';
-import { applyEdits, type Edit, type FramedEvent, type Framing } from './framing.ts';
+import { type Edit, type FramedEvent, type Framing } from './framing.ts';
 import type { RestoreStats } from './restore-bytes.ts';
-import { RESTORE_ALL, type RestoreSink } from './restore-sink.ts';
+import { HELD_TOO_LARGE, RESTORE_ALL, type RestoreSink } from './restore-sink.ts';
 import { Backlog } from './stream-backlog.ts';
+import { ToolHold, type HoldContext } from './tool-hold.ts';
 
 export interface StreamRestorerOptions {
   /** Creates one filter per delta stream; it may hold bytes back across events. */
   deltaFilter?: () => DeltaFilter;
   /** With a delta filter: true when bytes may need it (otherwise only `~` makes an event read). */
   deltaFilterNeeded?: (bytes: Buffer) => boolean;
-  /** Decides what restored delta streams emit (default: everything, at once). */
+  /** Decides tool calls (default: restored like any text). */
   sink?: RestoreSink;
+  /** Most bytes of one held tool call, and of the events waiting behind held ones (limits.maxEventBytes). */
+  maxHeldBytes?: number;
 }
 
 type Ends = (key: string) => boolean;
@@ -40,7 +48,11 @@ type Ends = (key: string) => boolean;
 export function createStreamRestorer(set: SecretSet, adapter: StreamAdapter, stats: RestoreStats, framing: Framing, options: StreamRestorerOptions = {}): ChunkTransform {
   const streams = new Map<string, DeltaStream>();
   const needsFilter = options.deltaFilterNeeded ?? ((): boolean => false);
-  const ctx: DeltaContext = { set, stats, sink: options.sink ?? RESTORE_ALL, filter: options.deltaFilter, filterNeeded: needsFilter };
+  const ctx: DeltaContext = { set, stats, filter: options.deltaFilter, filterNeeded: needsFilter };
+  const sink = options.sink ?? RESTORE_ALL;
+  const limit = options.maxHeldBytes ?? Number.MAX_SAFE_INTEGER;
+  const hctx: HoldContext = { sink, set, limit };
+  const queue = new EventQueue();
   const keepsStreams = adapter.streams !== false;
   let pendingStreams = 0;
 
@@ -48,10 +60,16 @@ export function createStreamRestorer(set: SecretSet, adapter: StreamAdapter, sta
     let s = streams.get(key);
     if (s === undefined) {
       s = createDeltaStream(key, json, tool);
+      if (tool !== undefined && sink.guarding) s.hold = new ToolHold(key, json ? 'json' : 'text', true);
       streams.set(key, s);
-    } else noteTool(s, tool);
+    } else {
+      // Known as a tool call only now: whatever passed before is not in its copy.
+      if (tool !== undefined && sink.guarding && s.hold === undefined) s.hold = new ToolHold(key, json ? 'json' : 'text', false);
+      noteTool(s, tool);
+    }
     return s;
   };
+  const toolOf = (s: DeltaStream): ToolCallInfo => s.tool ?? NO_TOOL;
   const endStreams = (pred: Ends): void => {
     for (const key of [...streams.keys()]) if (pred(key)) streams.delete(key);
   };
@@ -68,6 +86,7 @@ export function createStreamRestorer(set: SecretSet, adapter: StreamAdapter, sta
     const known = m === undefined ? undefined : streams.get(m.key);
     if (m === undefined || known === undefined) return -1;
     if (!isSettled(known)) known.text.advance(region, m.start, m.end);
+    known.hold?.note(region.subarray(m.start, m.end), limit);
     return m.eventEnd;
   };
   /** Brings stream states up to date with an event that passed unread (in stream order). */
@@ -88,6 +107,8 @@ export function createStreamRestorer(set: SecretSet, adapter: StreamAdapter, sta
       const s = streamFor(f.key, f.json, f.tool);
       const value = getPath(obj, f.path);
       if (!isSettled(s) && typeof value === 'string') s.text.feedContent(value);
+      // The same content re-escaped: what the decision reads is the decoded text, and held bytes come only after.
+      if (s.hold !== undefined && typeof value === 'string') s.hold.note(Buffer.from(JSON.stringify(value).slice(1, -1), 'utf8'), limit);
     }
     const ends = adapter.ends(ev.name, obj, text);
     if (ends !== undefined) endStreams(ends);
@@ -108,19 +129,33 @@ export function createStreamRestorer(set: SecretSet, adapter: StreamAdapter, sta
   const untouched = (bytes: Buffer): boolean => pendingStreams === 0 && bytes.indexOf(PLACEHOLDER_FIRST_BYTE) === -1 && !needsFilter(bytes);
   const passUnread = (bytes: Buffer, out: Buffer[]): void => {
     if (keepsStreams) backlog.keep(bytes);
-    out.push(bytes);
+    queue.push(bytes, out);
+  };
+  /** Final bytes out, behind whatever is held; past the limit of waiting bytes, held calls fail closed. */
+  const send = (bytes: Buffer, out: Buffer[]): void => {
+    queue.push(bytes, out);
+    if (queue.bytes > limit) failHeld(out);
+  };
+  const failHeld = (out: Buffer[]): void => {
+    for (const s of streams.values()) if (s.hold?.holding === true) s.hold.fail(sink, toolOf(s), HELD_TOO_LARGE);
+    queue.drain(out);
   };
 
-  /** Sends what an ended stream still holds, in an event shaped like its last delta. */
-  const flushStream = (s: DeltaStream, out: Buffer[]): void => {
+  /** Sends what an ended stream still holds, in an event shaped like its last delta; a held call is decided (or failed, when not `complete`). */
+  const flushStream = (s: DeltaStream, out: Buffer[], complete: boolean): void => {
     const bytes = flushDelta(ctx, s);
     const t = s.template;
-    if (bytes.length === 0 || t === undefined) return;
-    const edits: Edit[] = [...t.edits, { start: t.start, end: t.end, bytes }, ...t.others.map(([start, end]) => ({ start, end, bytes: EMPTY }))];
-    out.push(t.event.rewrite(edits.sort(byStart)));
+    if (bytes.length > 0 && t !== undefined) {
+      const others = t.others.map(([start, end]): Edit => ({ start, end, bytes: EMPTY }));
+      const ev = heldEvent(t.event, [...t.edits, ...others]);
+      const now = s.hold === undefined ? bytes : s.hold.piece(hctx, toolOf(s), bytes, ev, t.start, t.end);
+      if (now !== undefined) ev.edits.push({ start: t.start, end: t.end, bytes: now });
+      queue.pushEvent(ev, out);
+    }
+    s.hold?.end(hctx, toolOf(s), complete);
   };
-  const applyEnds = (ends: Ends, inEvent: ReadonlySet<string>, out: Buffer[]): void => {
-    for (const s of streams.values()) if (!inEvent.has(s.key) && ends(s.key) && hasPending(s)) flushStream(s, out);
+  const applyEnds = (ends: Ends, inEvent: ReadonlySet<string>, out: Buffer[], complete: boolean): void => {
+    for (const s of streams.values()) if (!inEvent.has(s.key) && ends(s.key) && hasPending(s)) flushStream(s, out, complete);
     endStreams(ends);
     backlog.mark(ends);
   };
@@ -129,20 +164,23 @@ export function createStreamRestorer(set: SecretSet, adapter: StreamAdapter, sta
     if (!final && untouched(block)) return passUnread(block, out);
     const ev = framing.read(block);
     if (ev.data === undefined) {
-      out.push(block);
+      send(block, out);
       return;
     }
     const text = ev.data.toString('utf8');
     const obj = parseObject(text);
+    // An event that reports a failure, or the unfinished last bytes of a stream: no call it ends completed.
     if (obj === undefined) {
       const ends = adapter.ends(ev.name, undefined, text);
-      if (ends !== undefined) applyEnds(ends, NONE, out);
-      out.push(rewriteWhole(ev, ev.data, false));
+      if (ends !== undefined) applyEnds(ends, NONE, out, !final && adapter.fails?.(ev.name, undefined, text) !== true);
+      send(rewriteWhole(ev, ev.data, false), out);
       return;
     }
+    const complete = !final && adapter.fails?.(ev.name, obj, text) !== true;
     const fields = adapter.deltas(ev.name, obj);
-    const opens = adapter.opens?.(ev.name, obj) ?? [];
-    const copies = ctx.sink === RESTORE_ALL ? NO_COPIES : (adapter.copies?.(ev.name, obj) ?? NO_COPIES);
+    const opens = adapter.opens?.(ev.name, obj) ?? NO_OPENS;
+    const copies = sink.guarding ? (adapter.copies?.(ev.name, obj) ?? NO_COPIES).filter((c) => c.tool !== undefined) : NO_COPIES;
+    const sites = sink.guarding ? (adapter.calls?.(ev.name, obj) ?? NO_SITES) : NO_SITES;
     // Streams this event changes must be up to date with the events that passed unread before it.
     if (!backlog.empty && !(fields.every((f) => settled(f.key)) && opens.every((o) => settled(o.key)))) {
       backlog.drainUntil(() => fields.every((f) => settled(f.key)) && opens.every((o) => settled(o.key)));
@@ -150,41 +188,70 @@ export function createStreamRestorer(set: SecretSet, adapter: StreamAdapter, sta
     for (const o of opens) streamFor(o.key, o.json, o.tool);
     const ends = adapter.ends(ev.name, obj, text);
     const watched = fields.map((f) => watch(f.path, true));
-    const copyWatch = copies.map((c) => watch(c.path, false));
-    const scan = scanEvent(ev.data, true, copyWatch.length === 0 ? watched : [...watched, ...copyWatch]);
-    if (watched.some((w) => w.duplicate || w.start === -1)) {
+    // Tool-call arguments in the event (whole calls, copies of calls) are the sink's: kept out of the scan's `~`.
+    // A copy or call whose arguments are an object (Gemini `args`, Ollama `arguments`) is found as one too.
+    const callWatch = [...copies.map((c) => watch(c.path, true, true)), ...sites.map((c) => watch(c.path, true, true))];
+    const scan = scanEvent(ev.data, true, callWatch.length === 0 ? watched : [...watched, ...callWatch]);
+    if (watched.some((w) => w.duplicate || w.start === -1) || callWatch.some((w) => w.duplicate)) {
       // Duplicate keys (or a field the lexer did not find): which bytes a client reads is unclear, and
       // the streams have missed content. Fail closed: nothing in this event or in those streams is restored.
-      for (const f of fields) streamFor(f.key, f.json, f.tool).poisoned = true;
-      if (ends !== undefined) applyEnds(ends, NONE, out);
+      for (const f of fields) {
+        const s = streamFor(f.key, f.json, f.tool);
+        s.poisoned = true;
+        if (s.hold?.holding === true) s.hold.fail(sink, toolOf(s), HELD_TOO_LARGE);
+      }
+      if (ends !== undefined) applyEnds(ends, NONE, out, false);
       for (let i = ev.data.indexOf(PLACEHOLDER_FIRST_BYTE); i !== -1; i = ev.data.indexOf(PLACEHOLDER_FIRST_BYTE, i + 1)) {
         if (probePlaceholder(ev.data, i, ev.data.length).kind !== 'none') stats.misses++;
       }
-      out.push(block);
+      send(block, out);
+      queue.drain(out);
       return;
     }
     const edits = placeholderEdits(set, framing, ev.data, scan.tildes, scan.depths, stats);
-    const copyEdits = copies.length === 0 ? edits : groupCopies(ev.data, edits, copies, copyWatch);
-    const deltaEdits: Edit[] = [];
+    const data = ev.data;
+    const held = heldEvent(ev, edits);
     const inEvent = ends === undefined ? NONE : new Set(fields.map((f) => f.key));
+    const done: DeltaStream[] = [];
     fields.forEach((f, i) => {
       const w = watched[i] as WatchedString;
       const s = streamFor(f.key, f.json, f.tool);
-      const raw = ev.data!.subarray(w.start, w.end);
-      const emit = restoreDelta(ctx, s, raw, final || (ends !== undefined && ends(f.key)));
-      if (emit !== raw) deltaEdits.push({ start: w.start, end: w.end, bytes: emit });
+      const raw = data.subarray(w.start, w.end);
+      const last = final || (ends !== undefined && ends(f.key));
+      if (s.hold === undefined) {
+        const emit = restoreDelta(ctx, s, raw, last);
+        if (emit !== raw) held.edits.push({ start: w.start, end: w.end, bytes: emit });
+      } else {
+        const now = s.hold.piece(hctx, toolOf(s), toolPiece(ctx, s, raw, last), held, w.start, w.end);
+        if (now !== undefined && now !== raw) held.edits.push({ start: w.start, end: w.end, bytes: now });
+        if (last) done.push(s);
+      }
     });
     // Remember this event as the shape to send held bytes in, for streams that hold some.
     fields.forEach((f, i) => {
       const s = streams.get(f.key);
-      if (s === undefined || !hasPending(s)) return;
+      if (s === undefined || s.held === undefined && !(s.filter !== undefined && s.filter.pending > 0)) return;
       const w = watched[i] as WatchedString;
       const others = watched.filter((o) => o !== w).map((o): [number, number] => [o.start, o.end]);
-      s.template = { event: ev, start: w.start, end: w.end, others, edits: copyEdits };
+      s.template = { event: ev, start: w.start, end: w.end, others, edits: edits.filter((e) => !isFieldEdit(e, watched)) };
     });
-    if (ends !== undefined) applyEnds(ends, inEvent, out);
-    const all = deltaEdits.length === 0 ? copyEdits : [...copyEdits, ...deltaEdits].sort(byStart);
-    out.push(all.length === 0 ? block : ev.rewrite(all));
+    // Calls that end here are decided (their events held so far leave with this one), before the
+    // copies this event carries, which are decided as their streams were.
+    for (const s of done) s.hold?.end(hctx, toolOf(s), complete);
+    if (ends !== undefined) applyEnds(ends, inEvent, out, complete);
+    copies.forEach((c, i) => callEdits(data, callWatch[i] as WatchedString, { key: c.key, tool: c.tool ?? NO_TOOL, kind: c.json ? 'json' : 'text', copy: true }, held.edits));
+    sites.forEach((c, i) => callEdits(data, callWatch[copies.length + i] as WatchedString, { key: c.key, tool: c.tool, kind: c.kind, copy: c.key !== undefined }, held.edits));
+    if (held.open === 0 && held.edits.length === 0) send(block, out);
+    else queue.pushEvent(held, out);
+    queue.drain(out);
+  };
+
+  /** Hands a tool call found whole in the event to the sink; its edits join the event's. */
+  const callEdits = (data: Buffer, w: WatchedString, call: { key: string | undefined; tool: ToolCallInfo; kind: 'json' | 'text'; copy: boolean }, edits: Edit[]): void => {
+    if (w.start === -1) return;
+    const raw = data.subarray(w.start, w.end);
+    const tool = call.key === undefined ? call.tool : { ...streams.get(call.key)?.tool, ...call.tool };
+    for (const e of sink.decide({ ...call, tool, raw, depth: w.isString ? 1 : 0 })) edits.push({ start: e.start + w.start, end: e.end + w.start, bytes: e.bytes });
   };
 
   /** Restores whole placeholders anywhere in the data (no delta semantics). */
@@ -193,31 +260,10 @@ export function createStreamRestorer(set: SecretSet, adapter: StreamAdapter, sta
     return ev.rewrite(placeholderEdits(set, framing, data, scan.tildes, scan.depths, stats));
   };
 
-  /** Folds the edits inside each copy into one edit of the whole copy, as the sink decides. */
-  const groupCopies = (data: Buffer, edits: readonly Edit[], copies: readonly CopyField[], watched: readonly WatchedString[]): Edit[] => {
-    const out: Edit[] = [];
-    let k = 0;
-    const spans = copies
-      .map((c, i) => ({ c, w: watched[i] as WatchedString }))
-      .filter(({ w }) => w.start !== -1 && !w.duplicate)
-      .sort((a, b) => a.w.start - b.w.start);
-    for (const { c, w } of spans) {
-      while (k < edits.length && (edits[k] as Edit).start < w.start) out.push(edits[k++] as Edit);
-      const inside: Edit[] = [];
-      while (k < edits.length && (edits[k] as Edit).start < w.end) inside.push(edits[k++] as Edit);
-      const original = data.subarray(w.start, w.end);
-      const restored = applyEdits(original, inside, -w.start);
-      const info = streams.get(c.key) ?? { key: c.key, json: c.json, tool: c.tool };
-      const bytes = ctx.sink.copy(info, original, restored);
-      if (bytes !== original) out.push({ start: w.start, end: w.end, bytes });
-    }
-    while (k < edits.length) out.push(edits[k++] as Edit);
-    return out;
-  };
-
   const settled = (key: string): boolean => {
     const s = streams.get(key);
-    return s !== undefined && isSettled(s);
+    // A tool call's copy needs every byte: its stream is never settled.
+    return s !== undefined && s.hold === undefined && isSettled(s);
   };
 
   const processRegion = (region: Buffer, out: Buffer[]): void => {
@@ -254,10 +300,14 @@ export function createStreamRestorer(set: SecretSet, adapter: StreamAdapter, sta
     },
     end() {
       const out: Buffer[] = [];
-      // Held bytes first, in events of their own; then whatever arrived of an unfinished event, as it came.
-      for (const s of streams.values()) if (hasPending(s)) flushStream(s, out);
+      // Held bytes first, in events of their own; then whatever arrived of an unfinished event, as it
+      // came. A tool call still open here did not complete: it fails closed.
+      for (const s of streams.values()) if (hasPending(s)) flushStream(s, out, false);
+      queue.drain(out);
       const tail = framing.end();
       if (tail !== undefined) processEvent(tail, out, true);
+      for (const s of streams.values()) if (s.hold?.holding === true) s.hold.end(hctx, toolOf(s), false);
+      queue.drain(out);
       streams.clear();
       backlog.clear();
       pendingStreams = 0;
@@ -274,12 +324,16 @@ const NONE: ReadonlySet<string> = new Set();
 const NO_WATCH: WatchedString[] = [];
 const NO_COPIES: CopyField[] = [];
 const NO_OPENS: StreamOpen[] = [];
+const NO_SITES: ToolCallSite[] = [];
+const NO_TOOL: ToolCallInfo = {};
 
-function byStart(a: Edit, b: Edit): number {
-  return a.start - b.start;
+/** True when `e` replaces (part of) a delta field's content. */
+function isFieldEdit(e: Edit, watched: readonly WatchedString[]): boolean {
+  return watched.some((w) => e.start >= w.start && e.end <= w.end);
 }
 
-function parseObject(text: string): Record<string, unknown> | undefined {
+/** The data as a JSON object, or undefined (anything else is text). */
+export function parseObject(text: string): Record<string, unknown> | undefined {
   // Only objects carry fields: anything else is text, without asking JSON.parse to fail on it.
   let i = 0;
   while (i < text.length && (text.charCodeAt(i) === 0x20 || text.charCodeAt(i) === 0x0a || text.charCodeAt(i) === 0x0d || text.charCodeAt(i) === 0x09)) i++;
@@ -297,7 +351,7 @@ function parseObject(text: string): Record<string, unknown> | undefined {
  * Edits restoring each whole placeholder at `tildes` (depths from the scan; negative: unknown, not
  * restored). A raw value the framing cannot carry exactly stays a placeholder too (a miss).
  */
-function placeholderEdits(set: SecretSet, framing: Framing, data: Buffer, tildes: readonly number[], depths: readonly number[], stats: RestoreStats): Edit[] {
+export function placeholderEdits(set: SecretSet, framing: Pick<Framing, 'carries'>, data: Buffer, tildes: readonly number[], depths: readonly number[], stats: RestoreStats): Edit[] {
   const edits: Edit[] = [];
   let after = 0;
   for (let k = 0; k < tildes.length; k++) {

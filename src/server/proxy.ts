@@ -18,6 +18,9 @@ import { createRestoreStats } from '../restore/restore-bytes.ts';
 import { unavailableError, type SecretRegistry } from '../secrets/registry.ts';
 import { dotSegmentError, hasDotSegment } from './dot-segments.ts';
 import type { RestoreConfig } from '../sinks/config.ts';
+import { createToolCallGate, policyFor } from '../sinks/tool-call-gate.ts';
+import { createToolCallSink } from '../sinks/tool-call-sink.ts';
+import type { RestorePolicy } from '../sinks/policy.ts';
 import { createWithheldCounts } from '../sinks/withheld.ts';
 import { sendError, toHttpError } from './error-response.ts';
 import { decodeBody, parseContentEncoding, readBody, SUPPORTED_CODINGS } from './request-body.ts';
@@ -39,10 +42,22 @@ export interface ProxyDeps {
   /** The watermark stage: marks documents on the way out, strips frames on the way back. */
   watermarker?: Watermarker;
   /**
-   * Restore into tool calls (`restore.toolCalls`, `restore.allowHosts`): the response restorers decide each
-   * complete tool call through createToolCallGate(set, policyFor(set, restore), log.restore, log.withheld).
+   * Restore into tool calls (`restore.toolCalls`, `restore.allowHosts`; default guarded, no host allowed):
+   * the response restorers hand each complete tool call to a sink over the tool-call gate.
    */
   restore?: RestoreConfig;
+}
+
+const GUARDED: RestoreConfig = { toolCalls: 'guarded', allowHosts: [] };
+/** The compiled policy per secret set (a set changes when the vault does; its hosts with it). */
+const policies = new WeakMap<SecretSet, { config: RestoreConfig; policy: RestorePolicy }>();
+
+function policyOf(set: SecretSet, config: RestoreConfig): RestorePolicy {
+  const hit = policies.get(set);
+  if (hit !== undefined && hit.config === config) return hit.policy;
+  const policy = policyFor(set, config);
+  policies.set(set, { config, policy });
+  return policy;
 }
 
 let sequence = 0;
@@ -199,10 +214,23 @@ async function forward(
           log.upstreamHeadersMs = performance.now() - t0;
           log.status = status;
           const headers = publicBase === undefined ? upstreamHeaders : pointBackThroughProxy(upstreamHeaders, route.upstream, publicBase);
-          writer = createResponseWriter(deps, route.adapter, status, headers, res, set, log, call, (failure) => {
-            if (failure !== undefined) streamFailed(deps, log, res, failure);
-            settle();
-          });
+          const gate = createToolCallGate(set, policyOf(set, deps.restore ?? GUARDED), log.restore, log.withheld);
+          const sink = createToolCallSink(gate, route.adapter.id);
+          writer = createResponseWriter(
+            deps,
+            route.adapter,
+            status,
+            headers,
+            res,
+            set,
+            log,
+            call,
+            (failure) => {
+              if (failure !== undefined) streamFailed(deps, log, res, failure);
+              settle();
+            },
+            sink,
+          );
         },
         onData: (chunk) => writer?.write(chunk) ?? true,
         onEnd: () => writer?.end(),

@@ -15,6 +15,8 @@ import { createJsonSeqFraming } from '../restore/json-seq-frame.ts';
 import { createNdjsonFraming } from '../restore/ndjson-frame.ts';
 import type { RestoreStats } from '../restore/restore-bytes.ts';
 import { createSseFraming } from '../restore/sse-frame.ts';
+import { createGuardedBodyRestorer } from '../restore/guarded-body.ts';
+import type { RestoreSink } from '../restore/restore-sink.ts';
 import { createStreamRestorer } from '../restore/stream-restorer.ts';
 import { createFrameStripper, createStripTransform, mayHoldFrame } from '../watermark/strip.ts';
 import { sniffBody } from './body-sniff.ts';
@@ -54,7 +56,10 @@ export interface ResponseWriter {
   abandon(): void;
 }
 
-/** Creates the writer for one response: writes the head now, then the (restored) body as it comes. */
+/**
+ * Creates the writer for one response: writes the head now, then the (restored) body as it comes.
+ * `sink` decides the placeholders in tool calls (sink-aware restore); without it they are restored as text.
+ */
 export function createResponseWriter(
   deps: WriterDeps,
   adapter: StreamAdapter,
@@ -65,6 +70,7 @@ export function createResponseWriter(
   log: ResponseLog,
   call: UpstreamCall,
   done: (failure?: unknown) => void,
+  sink?: RestoreSink,
 ): ResponseWriter {
   const contentType = String(headers['content-type'] ?? '');
   const codings = parseContentEncoding(headers['content-encoding'] as string | undefined);
@@ -87,11 +93,14 @@ export function createResponseWriter(
   const strip = deps.watermarker !== undefined;
   const makeTransform = (m: Exclude<RestoreMode, 'sniff' | 'passthrough'>): ChunkTransform => {
     let restore: ChunkTransform;
-    if (m === 'json' || m === 'text') restore = createBodyRestorer(set, m, log.restore);
+    const max = deps.limits.maxEventBytes;
+    const guarded = sink !== undefined && sink.guarding;
+    if ((m === 'json' || m === 'text') && guarded && adapter.calls !== undefined) restore = createGuardedBodyRestorer(set, m, adapter, log.restore, sink, max);
+    else if (m === 'json' || m === 'text') restore = createBodyRestorer(set, m, log.restore);
     else {
-      const max = deps.limits.maxEventBytes;
       const framing: Framing = m === 'sse' ? createSseFraming(max) : m === 'ndjson' ? createNdjsonFraming(max) : createJsonSeqFraming(max);
-      restore = createStreamRestorer(set, adapter, log.restore, framing, strip ? { deltaFilter: createFrameStripper, deltaFilterNeeded: mayHoldFrame } : {});
+      const sinkOptions = guarded ? { sink, maxHeldBytes: max } : {};
+      restore = createStreamRestorer(set, adapter, log.restore, framing, strip ? { deltaFilter: createFrameStripper, deltaFilterNeeded: mayHoldFrame, ...sinkOptions } : sinkOptions);
     }
     // Watermark frames come off before placeholders are restored (DESIGN §1).
     return strip ? chain(createStripTransform(), restore) : restore;

@@ -5,10 +5,10 @@
 import { PLACEHOLDER_FIRST_BYTE, PLACEHOLDER_LENGTH, probePlaceholder } from '../redact/placeholder.ts';
 import { bump } from '../redact/replace.ts';
 import type { SecretSet } from '../redact/secret-set.ts';
+import { DEPTH_UNKNOWN, JsonLexer } from '../restore/json-lexer.ts';
 import type { RestoreStats } from '../restore/restore-bytes.ts';
-import { classifyToolCallDetailed, type Decision } from './classify.ts';
+import { classifyToolCall, MALFORMED, type Decision } from './classify.ts';
 import type { RestoreConfig } from './config.ts';
-import type { ArgString } from './json-args.ts';
 import { createRestorePolicy, type RestorePolicy, type ToolCallMode } from './policy.ts';
 import { countWithheld, type WithheldCounts } from './withheld.ts';
 
@@ -35,6 +35,8 @@ export interface CompleteToolCall {
 export interface GateResult {
   /** The bytes to put in place of `raw` (just `raw` when nothing changed). */
   parts: Buffer[];
+  /** The same as replacements: [start, end) of `raw` becomes `bytes`, in order. */
+  edits: Array<{ start: number; end: number; bytes: Buffer }>;
   restored: number;
   withheld: number;
 }
@@ -55,10 +57,7 @@ export interface ToolCallGate {
   withholdAll(raw: Buffer, reason: string): number;
 }
 
-/** Reason for a held call whose arguments outgrew the limit (`limits.maxEventBytes`). */
-export const HELD_TOO_LARGE = 'unsure:held-call-too-large';
-/** Reason for a call the response ended in the middle of. */
-export const CALL_INCOMPLETE = 'unsure:incomplete-call';
+export { CALL_INCOMPLETE, HELD_TOO_LARGE } from '../restore/restore-sink.ts';
 
 /** The policy for one secret set: the configured mode and hosts, plus each secret's own hosts. */
 export function policyFor(set: Pick<SecretSet, 'hosts'>, config: RestoreConfig): RestorePolicy {
@@ -72,8 +71,10 @@ export function createToolCallGate(set: SecretSet, policy: RestorePolicy, stats:
     for (let i = raw.indexOf(PLACEHOLDER_FIRST_BYTE); i !== -1; i = raw.indexOf(PLACEHOLDER_FIRST_BYTE, i + 1)) {
       const probe = probePlaceholder(raw, i, raw.length);
       if (probe.kind === 'full') {
+        // Registered secrets are >= 0, detected credentials <= -2 (they have no hosts of their own: only
+        // the global allow list applies to them), unknown -1.
         const secret = set.secretForId(probe.id);
-        if (secret >= 0) {
+        if (secret !== -1) {
           rawOffsets.push(i);
           secrets.push(secret);
           i += PLACEHOLDER_LENGTH - 1;
@@ -99,19 +100,27 @@ export function createToolCallGate(set: SecretSet, policy: RestorePolicy, stats:
       const rawOffsets: number[] = [];
       const secrets: number[] = [];
       findPlaceholders(raw, rawOffsets, secrets, count);
-      if (rawOffsets.length === 0) return { parts: [raw], restored: 0, withheld: 0 };
+      if (rawOffsets.length === 0) return { parts: [raw], edits: [], restored: 0, withheld: 0 };
       const decoded = unescapeLevels(raw, rawOffsets, call.depth);
       const occurrences = secrets.map((secret, k) => ({ offset: decoded?.offsets[k] ?? 0, secret }));
-      const { decisions, parsed } = decoded === undefined
-        ? { decisions: secrets.map((): Decision => ({ restore: false, reason: 'malformed:arguments' })), parsed: undefined }
-        : classifyToolCallDetailed({ format: call.format, name: call.name, input: call.kind, bytes: decoded.bytes, occurrences }, policy);
-      const inner = call.kind === 'json' ? stringDepths(parsed?.strings, rawOffsets.length) : undefined;
+      const decisions = decoded === undefined
+        ? secrets.map((): Decision => ({ restore: false, reason: MALFORMED }))
+        : classifyToolCall({ format: call.format, name: call.name, input: call.kind, bytes: decoded.bytes, occurrences }, policy);
+      const depths = lexedDepths(raw, rawOffsets, call.depth);
       const parts: Buffer[] = [];
+      const edits: GateResult['edits'] = [];
       let pos = 0;
       let restored = 0;
       let held = 0;
       decisions.forEach((d, k) => {
         const secret = secrets[k] as number;
+        const depth = depths[k] as number;
+        if (d.restore && depth < 1) {
+          // Not inside a string (or too deep to know): no value is written where its escaping is unknown.
+          if (count) stats.misses++;
+          held++;
+          return;
+        }
         if (!d.restore) {
           if (count) countWithheld(withheld, secret, d.reason);
           held++;
@@ -119,52 +128,37 @@ export function createToolCallGate(set: SecretSet, policy: RestorePolicy, stats:
         }
         const at = rawOffsets[k] as number;
         if (at > pos) parts.push(raw.subarray(pos, at));
-        parts.push(set.valueBytes(secret, call.depth + (inner?.[k] ?? 0)));
+        const value = set.valueBytes(secret, depth);
+        parts.push(value);
+        edits.push({ start: at, end: at + PLACEHOLDER_LENGTH, bytes: value });
         if (count) bump(stats.restores, secret);
         pos = at + PLACEHOLDER_LENGTH;
         restored++;
       });
-      if (restored === 0) return { parts: [raw], restored, withheld: held };
+      if (restored === 0) return { parts: [raw], edits, restored, withheld: held };
       if (pos < raw.length) parts.push(raw.subarray(pos));
-      return { parts, restored, withheld: held };
+      return { parts, edits, restored, withheld: held };
     },
   };
 }
 
 /**
- * The JSON string depth of each occurrence inside the arguments: 1 in a string, 2 in a string of JSON text
- * inside a string (`{"body": "{\"k\": \"<ph>\"}"}`), so a value with quotes is escaped for where it lands.
+ * The string depth of each placeholder in `raw`, read by the restorer's forward lexer from the arguments'
+ * first byte (inside a string when `depth` is 1): the depth a restore without the rule would have used, so
+ * a value lands escaped for exactly where it sits (JSON text nested in a string argument included).
+ * DEPTH_UNKNOWN (nested too deep) is never restored.
  */
-function stringDepths(strings: readonly ArgString[] | undefined, n: number): number[] {
-  const depths = new Array<number>(n).fill(1);
-  if (strings === undefined) return depths;
-  for (const s of strings) {
-    if (s.occurrences.length === 0 || !startsLikeJson(s.text)) continue;
-    // One forward pass per string, carried across its occurrences (ascending).
-    let i = 0;
-    let inString = false;
-    for (const o of s.occurrences) {
-      while (i < o.at) {
-        const c = s.text.charCodeAt(i);
-        if (inString && c === 0x5c) i += 2;
-        else {
-          if (c === 0x22) inString = !inString;
-          i++;
-        }
-      }
-      if (inString) depths[o.index] = 2;
-    }
+function lexedDepths(raw: Buffer, offsets: readonly number[], depth: number): number[] {
+  const lexer = new JsonLexer('value');
+  if (depth > 0) lexer.enterString();
+  const out: number[] = [];
+  let at = 0;
+  for (const o of offsets) {
+    lexer.advance(raw, at, o + 1);
+    at = o + 1;
+    out.push(depth > 1 ? DEPTH_UNKNOWN : lexer.depth());
   }
-  return depths;
-}
-
-function startsLikeJson(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
-    return c === 0x7b || c === 0x5b;
-  }
-  return false;
+  return out;
 }
 
 /** Decodes `levels` levels of JSON string escaping, mapping the (ascending) offsets along; undefined if not valid. */

@@ -65,3 +65,31 @@ export function codexModel(): Script {
     return render(req, { text: answered ? 'Done: the file is written.' : 'OK.', pieceSize: 5 });
   };
 }
+
+/**
+ * A model that follows `STEP <tool> <<<json>>>` lines in the user's prompt (a prompt injection, as far as
+ * the agent knows): the n-th step once n tool results came back, when the agent offers that tool (a custom
+ * tool such as Codex `apply_patch` takes the JSON string as its free-form input), then a closing text.
+ * Anthropic Messages (tool_result blocks) and Responses (`*_call_output` items).
+ */
+export function stepModel(): Script {
+  return (req: RecordedRequest) => {
+    const turns: unknown = req.json?.messages ?? req.json?.input ?? [];
+    const all = JSON.stringify(turns);
+    const steps = [...all.matchAll(/STEP (\w+) <<<(.*?)>>>/g)].map((m) => ({ tool: m[1] as string, input: JSON.parse(JSON.parse(`"${m[2] as string}"`)) as unknown }));
+    const items: any[] = Array.isArray(turns) ? turns : [];
+    const blocks = items.flatMap((m) => (Array.isArray(m?.content) ? m.content : []));
+    const results = blocks.filter((b: any) => b?.type === 'tool_result').length + items.filter((i) => typeof i?.type === 'string' && i.type.endsWith('_call_output')).length;
+    const tools: any[] = Array.isArray(req.json?.tools) ? req.json.tools : [];
+    const step = steps[results];
+    const offered = step === undefined ? undefined : tools.find((t) => (t?.name ?? t?.function?.name) === step.tool);
+    if (step === undefined || offered === undefined) return render(req, { text: 'Done.', pieceSize: 7 });
+    if (offered.type === 'custom') return render(req, { customTool: { name: step.tool, input: String(step.input) }, pieceSize: 7 });
+    return render(req, { tool: { name: step.tool, input: step.input as Record<string, unknown> }, pieceSize: 7 });
+  };
+}
+
+/** The prompt line that makes stepModel call `tool` with `input`. */
+export function stepPrompt(tool: string, input: unknown): string {
+  return `STEP ${tool} <<<${JSON.stringify(input)}>>>`;
+}

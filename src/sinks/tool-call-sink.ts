@@ -1,0 +1,42 @@
+// The restorers' sink (src/restore/restore-sink.ts) for one response under the tool-call rule: each complete
+// call goes through the gate (tool-call-gate.ts), a whole-value copy of a streamed call is decided as the
+// stream was and counted once, and a stream that failed closed keeps every copy of it unrestored too.
+
+import type { RestoreSink, SinkCall } from '../restore/restore-sink.ts';
+import type { Edit } from '../restore/framing.ts';
+import type { ToolCallGate } from './tool-call-gate.ts';
+
+/** What a response remembers of a streamed call that held placeholders. */
+interface Decided {
+  /** The tool name the decision used (copies use it too, whatever name they carry). */
+  name: string;
+  /** Failed closed: copies stay as they are. */
+  failed: boolean;
+}
+
+/** A sink over `gate` for one response in wire format `format` (for the log); `all` restores tool calls like text. */
+export function createToolCallSink(gate: ToolCallGate, format: string): RestoreSink {
+  const decided = new Map<string, Decided>();
+  const record = (call: SinkCall, failed: boolean): void => {
+    if (call.key === undefined) return;
+    const prev = decided.get(call.key);
+    decided.set(call.key, { name: prev?.name ?? call.tool.name ?? '', failed: failed || prev?.failed === true });
+  };
+  return {
+    guarding: gate.mode !== 'all',
+    holds: gate.mode === 'guarded',
+    decide(call): Edit[] {
+      const prev = call.key === undefined ? undefined : decided.get(call.key);
+      if (call.copy && prev?.failed === true) return [];
+      const name = prev?.name ?? call.tool.name ?? '';
+      // A copy of a call decided before is not counted again; anything seen first here is.
+      const r = gate.restore({ format, name, kind: call.kind, raw: call.raw, depth: call.depth }, { count: !(call.copy && prev !== undefined) });
+      if (r.restored + r.withheld > 0 && !call.copy) record(call, false);
+      return r.edits;
+    },
+    withhold(call, reason) {
+      gate.withholdAll(call.raw, reason);
+      record(call, true);
+    },
+  };
+}
