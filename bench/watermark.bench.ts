@@ -42,7 +42,7 @@ function sseStream(everyLines: number): { chunks: Buffer[]; expected: Buffer } {
   const text = proseDocument(900 * KiB, 12);
   const lines = text.split('\n');
   const marked = lines.map((l, i) => (everyLines > 0 && i % everyLines === 1 ? l + formatFrame({ index: i % 16, value: i & 255 }) : l)).join('\n');
-  // One event per line, so no frame is split across events (that case is createDeltaStripper's).
+  // One event per line, so no frame is split across events (that case is the restorer's per-delta-stream stripper's).
   const events = (t: string) => {
     let out = '';
     for (const line of t.split('\n')) out += `event: content_block_delta\ndata: ${JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: `${line}\n` } })}\n\n`;

@@ -1,6 +1,6 @@
 // Request bodies of the shapes that once made a redact or gate stage superlinear (issue 9): many hits,
 // JSON text nested in strings many levels deep with escapes at the bottom, many tiny strings, one relevant
-// escape in a large body, percent-encoded values. `pnpm bench --filter redact-gate` times each one, so a
+// escape in a large body, percent-encoded values, values beside escapes. `pnpm bench --filter redact-gate` times each one, so a
 // stage that stops being linear shows as a ms/MB figure that grows with the body size.
 
 import { jsonEscape } from '../redact/json-escape.ts';
@@ -10,8 +10,8 @@ import type { SecretSet } from '../redact/secret-set.ts';
 import { makeMessagesBody, SIZES, type SizeName } from './corpus.ts';
 import { benchSecretSet, countLabel, MICRO_HITS, type MicroCase } from './micro.ts';
 
-export type RedactShape = 'many-hits' | 'nested-8' | 'many-strings' | 'sparse-escape' | 'percent';
-export const REDACT_SHAPES: readonly RedactShape[] = ['many-hits', 'nested-8', 'many-strings', 'sparse-escape', 'percent'];
+export type RedactShape = 'many-hits' | 'nested-8' | 'many-strings' | 'sparse-escape' | 'percent' | 'escape-edges';
+export const REDACT_SHAPES: readonly RedactShape[] = ['many-hits', 'nested-8', 'many-strings', 'sparse-escape', 'percent', 'escape-edges'];
 
 /** The first character of `v` as a `\u` escape (a relevant one: the value holds it). */
 function escapeFirst(v: string): string {
@@ -51,6 +51,12 @@ export function makeShapeBody(shape: RedactShape, bytes: number, planted: readon
       const body = makeMessagesBody(bytes, { plant: [...planted] }).toString('utf8');
       const mid = body.indexOf('"content":"', body.length >> 1) + 11;
       return Buffer.from(`${body.slice(0, mid)}\\u005cu0041 ${body.slice(mid)}`);
+    }
+    case 'escape-edges': {
+      // Every value right after an escaped backslash (Windows paths: `C:\\<value>\\n`), so each hit's start
+      // is looked up as a possible escape edge: ~bytes / 55 hits in one string.
+      const unit = planted.map((v) => `C:\\\\${v}\\\\n `).join('');
+      return Buffer.from(`{"messages":[{"role":"user","content":"${unit.repeat(Math.max(1, Math.floor(bytes / unit.length)))}"}]}`);
     }
     case 'percent': {
       // Values percent-encoded inside URLs in a JSON body (every character encoded).

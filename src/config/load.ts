@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import type { z } from 'zod';
+import type { z } from './zod.ts';
 import { FictaError } from '../errors.ts';
 import { err, ok, type Result } from '../util/result.ts';
 import { resolveHome } from './home.ts';

@@ -1,6 +1,6 @@
 // The configuration schema: the single source of defaults and of what a valid setting is.
 
-import * as z from 'zod';
+import { z } from './zod.ts';
 import { DetectConfigSchema } from '../detect/config.ts';
 import { BUILT_IN_UPSTREAMS, namedUpstreamProblem } from '../providers/upstreams.ts';
 import { HostListSchema, RestoreConfigSchema } from '../sinks/config.ts';

@@ -1,7 +1,7 @@
 // Detection settings (the `detect` table of the main config): what a detected credential does, what is
 // left alone, and how many detected values the process keeps for restoring.
 
-import * as z from 'zod';
+import { z } from '../config/zod.ts';
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ENTRIES } from './store.ts';
 
 export const DetectConfigSchema = z

@@ -25,6 +25,8 @@ export interface Detector {
   readonly follows: readonly Uint8Array[];
   /** Whether any grammar in force can contain the code point (decides whether a `\u` escape may hide a credential). */
   usesCodePoint(cp: number): boolean;
+  /** Per anchor, 1 when a kind using it may report a value holding a character JSON escapes ({@link Kind.escapable}). */
+  readonly escapable: Uint8Array;
   /** Confirms the hit of anchor `anchor` at buf[start, end); calls `found` for each credential there. */
   confirm(buf: Uint8Array, anchor: number, start: number, end: number, found: Found): void;
 }
@@ -109,9 +111,12 @@ export function createDetector(options: DetectorOptions = {}): Detector {
     return emit;
   });
 
+  const escapable = Uint8Array.from(anchorKinds, (ks) => (ks.some((k) => isEscapable(KINDS[k]!)) ? 1 : 0));
+
   return {
     anchors,
     follows,
+    escapable,
     usesCodePoint: (cp) => cp < 128 && ascii[cp] === 1,
     confirm(buf, anchor, start, end, onFound) {
       current = buf;
@@ -135,6 +140,25 @@ export function createDetector(options: DetectorOptions = {}): Detector {
       }
     },
   };
+}
+
+/** Bytes JSON escapes in a string: `"`, `\` and the control characters. */
+function escapedByJson(b: number): boolean {
+  return b < 0x20 || b === 0x22 || b === 0x5c;
+}
+
+/** Whether a kind's values may hold a character JSON escapes: declared, or read from its grammars' bytes. */
+function isEscapable(kind: Kind): boolean {
+  if (kind.escapable !== undefined) return kind.escapable;
+  if (kind.confirm !== undefined) return true;
+  for (const g of grammarsOf(kind)) {
+    for (const part of [...g.before, ...g.after]) {
+      if (part instanceof Uint8Array) {
+        if (part.some(escapedByJson)) return true;
+      } else for (let b = 0; b < 256; b++) if (part.set[b] === 1 && escapedByJson(b)) return true;
+    }
+  }
+  return false;
 }
 
 /** Marks the bytes that may follow one of the kind's anchors: a custom confirm or a grammar ending at its anchor may be followed by anything. */

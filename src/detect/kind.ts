@@ -39,4 +39,11 @@ export interface Kind {
   readonly recall?: boolean;
   /** Values published in the provider's documentation: never reported. */
   readonly examples?: readonly string[];
+  /**
+   * Values may hold a character JSON escapes (a line break, a quote, a backslash): nested four or more
+   * string levels deep, such a value shows only once its string is decoded, so a hit of one of the kind's
+   * anchors turns on the search for deep runs of backslashes (views.ts). Default: from the grammars' byte
+   * classes; a custom confirm reads any byte, so true unless the kind says false.
+   */
+  readonly escapable?: boolean;
 }

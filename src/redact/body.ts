@@ -19,8 +19,8 @@ export interface RedactedBody {
 }
 
 /** How the gate (and the clean check) inspects a body of this kind. */
-export function bodyInspectOptions(kind: BodyKind): { binary: boolean } {
-  return { binary: kind === 'binary' || kind === 'multipart' };
+export function bodyInspectOptions(kind: BodyKind): { binary: boolean; json: boolean } {
+  return { binary: kind === 'binary' || kind === 'multipart', json: kind === 'json' };
 }
 
 /** Redacts a body of the given kind, adding to `counts` per secret. `contentType` is needed for multipart. */

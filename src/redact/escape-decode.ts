@@ -56,7 +56,10 @@ let escLen = 0;
 /**
  * Reads the escape at `i` (a backslash) in buf[.., end): returns the code point it stands for and sets
  * `escLen` to its source length; returns -1 with `escLen` 1 when it is not a valid escape (the backslash
- * is then kept as a plain byte). A lone surrogate stands for U+FFFD, as a UTF-8 decoder would read it.
+ * is then kept as a plain byte). A lone surrogate escape is kept as written too: a reader that works in
+ * UTF-16 (JavaScript's JSON.parse) keeps it as a code unit, which joins the other half of its pair when
+ * that half is written one level deeper or shallower (`\\ud83d\udd11`, `\ud83d\\udd11`); kept, the two
+ * escapes meet as a pair in the next view down and decode there.
  */
 function readEscape(buf: Uint8Array, i: number, end: number): number {
   escLen = 1;
@@ -77,8 +80,17 @@ function readEscape(buf: Uint8Array, i: number, end: number): number {
       return 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
     }
   }
-  if (cp >= 0xd800 && cp <= 0xdfff) cp = 0xfffd;
+  if (cp >= 0xd800 && cp <= 0xdfff) {
+    escLen = 1;
+    return -1;
+  }
   return cp;
+}
+
+/** Whether buf[i] starts a `\uXXXX` escape of a surrogate (kept as written when lone: readEscape). */
+function surrogateEscapeAt(buf: Uint8Array, i: number, end: number): boolean {
+  const cp = buf[i + 1] === 0x75 ? hex4(buf, i + 2, end) : -1;
+  return cp >= 0xd800 && cp <= 0xdfff;
 }
 
 function utf8Length(cp: number): number {
@@ -125,7 +137,7 @@ export const DEEP_RUN_BYTES = 1 << (FORM_DEPTHS - 1);
  * `state.built` the `state.watch` bits of every byte an escape decoded to, and reports to
  * `state.windows` (when set) the output of every escape that can build or hide a value the compiled
  * forms miss (relevance.ts): a `\u` escape, or an escaped backslash before `u`, standing for a relevant
- * character; `\/` or an escaped backslash before `/` when a value holds a slash; escapes in runs of
+ * character (a lone surrogate kept as written included); `\/` or an escaped backslash before `/` when a value holds a slash; escapes in runs of
  * DEEP_RUN_BYTES backslashes when a value holds a character JSON escapes.
  */
 export function decodeEscapesInto(buf: Buffer, start: number, end: number, out: Buffer, o: number, state: DecodeState): number {
@@ -167,7 +179,7 @@ export function decodeEscapesInto(buf: Buffer, start: number, end: number, out: 
     }
     if (
       windows !== undefined &&
-      ((next === 0x75 && cp >= 0 && rel.codePoint(cp)) ||
+      ((next === 0x75 && (cp >= 0 ? rel.codePoint(cp) : surrogateEscapeAt(src, i, n))) ||
         i < deepEnd ||
         (rel.slash && (next === 0x2f || (next === BACKSLASH && after === 0x2f))) ||
         (next === BACKSLASH && after === 0x75 && relevantAt(src, i + 1, rel)))

@@ -20,9 +20,10 @@ export function inspect(set: SecretSet, buf: Buffer, options: ViewOptions = {}):
 }
 
 /**
- * Picks non-overlapping hits to replace: the longest wins an overlap (then the leftmost), and the
- * result is ordered by start. Hits are first cut into clusters of transitively overlapping spans, so
- * the common case (no overlaps) is one sort.
+ * Picks non-overlapping hits to replace, covering as many of the hits' bytes as possible: in a cluster of
+ * transitively overlapping hits, the set with the largest total length wins (a longer value over the
+ * shorter one inside it; two values that meet over one shared byte over a third found across them), and
+ * among equals the one ending first. The result is ordered by start. The common case (no overlaps) is one sort.
  */
 export function selectHits(hits: readonly Hit[]): Hit[] {
   const sorted = hits.slice().sort((a, b) => a.start - b.start || b.end - a.end);
@@ -51,34 +52,39 @@ export function notAcross(buf: Buffer, sep: number): (h: Hit) => boolean {
   };
 }
 
+/**
+ * Weighted interval scheduling over one cluster (weight = length): best[i] is the most bytes the first i
+ * hits by end can cover without overlap. O(k log k) for k hits, whatever their shape.
+ */
 function resolveCluster(cluster: Hit[]): Hit[] {
-  const byPriority = cluster.sort((a, b) => b.end - b.start - (a.end - a.start) || a.start - b.start);
-  const taken: Hit[] = [];
-  if (cluster.length <= 16) {
-    for (const h of byPriority) {
-      if (!taken.some((t) => h.start < t.end && t.start < h.end)) taken.push(h);
+  const byEnd = cluster.sort((a, b) => a.end - b.end || a.start - b.start);
+  const n = byEnd.length;
+  const best = new Float64Array(n + 1);
+  const before = new Int32Array(n);
+  const take = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const h = byEnd[i] as Hit;
+    // How many hits end at or before this one starts (they come first by end).
+    let lo = 0;
+    let hi = i;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((byEnd[mid] as Hit).end <= h.start) lo = mid + 1;
+      else hi = mid;
     }
-  } else {
-    // Large clusters (a value repeated back to back): an occupancy map keeps this linear in the span.
-    let lo = Infinity;
-    let hi = 0;
-    for (const h of cluster) {
-      lo = Math.min(lo, h.start);
-      hi = Math.max(hi, h.end);
-    }
-    const used = new Uint8Array(hi - lo);
-    for (const h of byPriority) {
-      let free = true;
-      for (let k = h.start - lo; k < h.end - lo; k++) {
-        if (used[k] === 1) {
-          free = false;
-          break;
-        }
-      }
-      if (!free) continue;
-      used.fill(1, h.start - lo, h.end - lo);
-      taken.push(h);
-    }
+    const withIt = h.end - h.start + (best[lo] as number);
+    if (withIt > (best[i] as number)) {
+      best[i + 1] = withIt;
+      before[i] = lo;
+      take[i] = 1;
+    } else best[i + 1] = best[i] as number;
   }
-  return taken.sort((a, b) => a.start - b.start);
+  const taken: Hit[] = [];
+  for (let i = n; i > 0; ) {
+    if (take[i - 1] === 1) {
+      taken.push(byEnd[i - 1] as Hit);
+      i = before[i - 1] as number;
+    } else i--;
+  }
+  return taken.reverse();
 }

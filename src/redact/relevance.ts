@@ -1,11 +1,39 @@
 // Which decoded characters can matter to a set of registered values (and, with detection on, to the
-// credential formats it reads: SecretSet.usesCodePoint covers both). An escape is decoded when what it
-// stands for is a character some value holds — or one that builds another escape, whatever the values hold:
-// `\` and the letters a backslash escapes (`u`, `n`, `r`, `t`, `b`, `f`), hex digits (of `\uXXXX` and `%XX`),
-// `%`, and `+` when `+` means a space some value holds. (`"` and `/` also follow a backslash, but only ever
-// decode to themselves, so they matter when a value holds them.) Anything else can neither be part of a
-// value (UTF-8 matches start and end on character boundaries) nor make one: decoding it changes nothing a
-// scan could find.
+// credential formats it reads: SecretSet.usesCodePoint covers both); views.ts decodes an escape into a
+// child view only when what it stands for is relevant. The relevant set is
+//   R = the characters some value holds (with detection: those its grammars read)
+//     ∪ B, the escape-builders: `\`, the letters `u n r t b f`, hex digits, `%`, and `+` when a value
+//       holds a space (`+` is then a space in form encoding)
+//     ∪ every surrogate (a lone one is kept as written, to meet the other half of its pair at another
+//       level: escape-decode.ts).
+// `"` and `/` follow a backslash in an escape too, but are in R only when a value holds them.
+//
+// Why an escape standing for a character c outside R can be left undecoded, at any depth. Assume each
+// level is valid JSON string content written by any writer (controls, `"` and `\` escaped, canonically or
+// as `\uXXXX`; `\/` allowed), or percent-encoding. Take an occurrence of a value v in some decoded level
+// and an escape E anywhere among the bytes that decode to it, standing for c at E's own level.
+//  1. c is not part of the occurrence: v does not hold c, and a match starts and ends on whole UTF-8
+//     characters (c is one).
+//  2. c takes part in no escape at a deeper level. An escape is a backslash, then `" \ / b f n r t` or `u`
+//     and four hex digits; or `%` and two hex digits; or `+` read as a space. All of those are in B except
+//     `"` and `/`, whose escapes `\"` and `\/` decode to themselves: however many levels a `"` or `/` goes
+//     through, it ends up in the text as that same character, inside the occurrence (so v holds it and it
+//     is in R) or outside it.
+//  3. So c reaches every deeper level as itself, outside the occurrence, and changes how none of the
+//     occurrence's bytes decode: E is not among them after all. Every escape among them stands for a
+//     character in R.
+// An escape standing for a character in R is a trigger wherever it sits: at any level a `\u` escape shows
+// in the view as a `\u` byte pair (escaping only doubles backslashes; its parity is ignored), a `\/` as
+// a `\/` pair, and a percent-escape as `%XX` (triggers.ts). Where the occurrence's bytes hold no trigger,
+// each level uses only the canonical escapes of JSON.stringify (`\" \\ \b \f \n \r \t`, and `\u00XX` for
+// other controls, which is a trigger since v holds that control). Then at depths 0–3 they are exactly one
+// of the compiled forms (FORM_DEPTHS) and the automaton matches them; deeper, either v holds a character
+// JSON escapes — its escape at depth ≥ 4 is a run of at least 8 backslashes, which the deep-run trigger
+// (Relevance.deep) finds — or it holds none, its forms are all the raw value, and the raw form matches.
+// Every trigger opens a child view of the string holding it, with every escape there decoded (relevant or
+// not), so induction over the levels reaches the level where the occurrence matches a compiled form.
+// test/unit/relevance.test.ts checks this by enumeration: every single \u substitution of a value's
+// characters, at every level of nesting 1–5.
 
 import type { SecretSet } from './secret-set.ts';
 
@@ -13,6 +41,13 @@ import type { SecretSet } from './secret-set.ts';
 export interface Relevance {
   /** Some value holds a character JSON escapes (`"`, `\`, a control character): deep nesting can hide it. */
   readonly deep: boolean;
+  /**
+   * `deep` because of a registered or recalled value, so in every view. When only detection's formats make
+   * it true, a view's runs of backslashes matter only where the view also holds an anchor of a kind whose
+   * values hold such a character (a key block: its BEGIN line has no character JSON escapes, so it shows
+   * as it is at any depth), or is decoded from escapes that could hide one — every child view.
+   */
+  readonly deepAlways: boolean;
   /** Some value holds `/` (so `\/` matters). */
   readonly slash: boolean;
   /** Some value holds a space (so `+` as space matters). */
@@ -39,6 +74,9 @@ export function relevanceOf(set: SecretSet): Relevance {
   if (r !== undefined) return r;
   let deep = set.usesCodePoint(0x22) || set.usesCodePoint(0x5c);
   for (let c = 0; c < 0x20 && !deep; c++) deep = set.usesCodePoint(c);
+  const escaped = (v: string): boolean => /["\\\u0000-\u001f]/.test(v);
+  let deepAlways = set.values.some(escaped) || (set.detection?.store.recallUsesCodePoint(0x22) ?? false) || (set.detection?.store.recallUsesCodePoint(0x5c) ?? false);
+  for (let c = 0; c < 0x20 && !deepAlways; c++) deepAlways = set.detection?.store.recallUsesCodePoint(c) ?? false;
   // `+` as a space only for registered values: of the detected formats only private key block headers hold
   // a space, and reading every `+` of every body as one (detection reads spaces) tripled the cost of a
   // clean 500 KiB chat body (0.53 -> 1.6 ms; the bench body has ~1,500 `+`).
@@ -51,9 +89,11 @@ export function relevanceOf(set: SecretSet): Relevance {
   for (let b = 0; b < 256; b++) if (building(b, plus)) bytes[b] = 1;
   r = {
     deep,
+    deepAlways: deep && (deepAlways || set.detection === undefined),
     slash: set.usesCodePoint(0x2f),
     plus,
-    // Surrogates stand for U+FFFD alone and for an astral character in a pair: both are kept as relevant.
+    // A surrogate stands for an astral character in a pair, and alone is kept as written to meet the other
+    // half at another level (escape-decode.ts): both are relevant.
     codePoint: (cp) => (cp < 0x80 ? bytes[cp] === 1 : (cp >= 0xd800 && cp <= 0xdfff) || set.usesCodePoint(cp)),
     bytes,
   };

@@ -216,35 +216,46 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
   };
 }
 
-/** Called for each occurrence found by {@link scanSecrets}: bytes [start, end) hold secret `secret`. */
-export type SecretHit = (start: number, end: number, secret: number) => void;
+/**
+ * Called for each occurrence found by {@link scanSecrets}: bytes [start, end) hold secret `secret`, in the
+ * form escaped `depth` times (a registered value's compiled form), or -1 (a detected or recalled value).
+ */
+export type SecretHit = (start: number, end: number, secret: number, depth: number) => void;
+
+/** What a scan noticed besides hits. */
+export interface ScanNotes {
+  /** An anchor of a kind whose values may hold a character JSON escapes hit (Detector.escapable). */
+  escapableAnchor: boolean;
+}
 
 /**
  * Every occurrence in buf[start, end) of every registered value (in each compiled form), every
  * credential the detectors confirm at their anchors' hits, and every occurrence of a recalled detected
  * value: one automaton pass, plus one over the (small) recall automaton when it holds anything. A
  * detector reads only inside [start, end) (a decoded view's range is one string: a credential never runs
- * on into the next one).
+ * on into the next one). `notes`, when given, records what views.ts needs to know of the pass.
  */
-export function scanSecrets(set: SecretSet, buf: Uint8Array, push: SecretHit, start = 0, end = buf.length): void {
+export function scanSecrets(set: SecretSet, buf: Uint8Array, push: SecretHit, start = 0, end = buf.length, notes?: ScanNotes): void {
   const m = set.matcher.scan(buf, start, end);
   const { anchorBase, detection } = set;
   const whole = start === 0 && end === buf.length;
   const region = whole || detection === undefined ? buf : buf.subarray(start, end);
-  const onFound = (s: number, e: number, kind: number, value: string): void => push(s + (whole ? 0 : start), e + (whole ? 0 : start), set.detected(value, kind));
+  const onFound = (s: number, e: number, kind: number, value: string): void => push(s + (whole ? 0 : start), e + (whole ? 0 : start), set.detected(value, kind), -1);
   for (let i = 0; i < m.count; i++) {
     const pid = m.ids[i] as number;
     const hitEnd = m.ends[i] as number;
     const length = set.patternLength[pid] as number;
     if (pid < anchorBase) {
-      push(hitEnd - length, hitEnd, set.patternSecret[pid] as number);
+      push(hitEnd - length, hitEnd, set.patternSecret[pid] as number, set.patternDepth[pid] as number);
       continue;
     }
     if (detection === undefined) continue;
     // The pattern is the anchor, mostly with the byte after it.
     const k = pid - anchorBase;
     const shift = whole ? 0 : start;
-    detection.detector.confirm(region, set.anchorOf[k] as number, hitEnd - length - shift, hitEnd - (set.anchorExtended[k] as number) - shift, onFound);
+    const anchor = set.anchorOf[k] as number;
+    if (notes !== undefined && detection.detector.escapable[anchor] === 1) notes.escapableAnchor = true;
+    detection.detector.confirm(region, anchor, hitEnd - length - shift, hitEnd - (set.anchorExtended[k] as number) - shift, onFound);
   }
   const recall = detection?.store.recall();
   if (recall === undefined) return;
@@ -252,6 +263,6 @@ export function scanSecrets(set: SecretSet, buf: Uint8Array, push: SecretHit, st
   for (let i = 0; i < r.count; i++) {
     const pid = r.ids[i] as number;
     const hitEnd = r.ends[i] as number;
-    push(hitEnd - (recall.lengths[pid] as number), hitEnd, recall.secrets[pid] as number);
+    push(hitEnd - (recall.lengths[pid] as number), hitEnd, recall.secrets[pid] as number, -1);
   }
 }

@@ -17,15 +17,18 @@ const TRIGGER_SLASH = Buffer.from('\\/', 'latin1');
 const PERCENT_SIGN = Buffer.from('%', 'latin1');
 const PLUS_SIGN = Buffer.from('+', 'latin1');
 
-/** A finder for the triggers of `kind` in `buf`. */
-export function createTriggerFinder(rel: Relevance, buf: Buffer, kind: TriggerKind): TriggerFinder {
+/**
+ * A finder for the triggers of `kind` in `buf`. `deepRuns` says whether runs of DEEP_RUN_BYTES backslashes
+ * are triggers here (default: whenever some value holds a character JSON escapes, Relevance.deep).
+ */
+export function createTriggerFinder(rel: Relevance, buf: Buffer, kind: TriggerKind, deepRuns = rel.deep): TriggerFinder {
   if (kind === 'escape') {
     const u = createPairCursor(buf, TRIGGER_U, (p) => {
       const cp = codePointAt(buf, p);
       return cp >= 0 && rel.codePoint(cp);
     });
     // A value without a character JSON escapes reads the same at every depth: the raw form finds it.
-    const deep = rel.deep ? createDeepRunCursor(buf) : undefined;
+    const deep = deepRuns ? createDeepRunCursor(buf) : undefined;
     const slash = rel.slash ? createCursor(buf, TRIGGER_SLASH) : undefined;
     return (from, end) => {
       let best = -1;

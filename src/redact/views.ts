@@ -14,16 +14,20 @@
 // when some value holds a slash. Percent-decoded children follow a relevant `%XX`, and `+` → space
 // children any `+` when some value holds a space. Total work is bounded: at most MAX_DECODE_DEPTH levels
 // and DECODE_BUDGET_FACTOR × the input in decoded bytes; past either the input is refused
-// (FICTA_BODY_TOO_DEEP), never passed unchecked.
+// (FICTA_BODY_TOO_DEEP), never passed unchecked. In every view, a hit of a form escaped n times counts only
+// when its span starts and ends on escape boundaries at levels 1..n (escape-boundary.ts), and a raw hit in a
+// JSON body's string only on that string's own boundaries: across an escape's edge it is not the value.
 
 import { FictaError } from '../errors.ts';
 import { decodeEscapesInto, mapEscapeOffsets } from './escape-decode.ts';
-import { closingQuote, openingQuote } from './json-strings.ts';
+import { EscapeBoundaries, nearEscape } from './escape-boundary.ts';
+import { insideStrings } from './json-strings.ts';
 import { pointKey, WindowSink, type DecodeState, type MapPoint } from './decode-state.ts';
 import { decodePercentInto, mapPercentOffsets } from './percent-decode.ts';
 import { relevanceOf, type Relevance } from './relevance.ts';
-import { scanSecrets, type SecretSet } from './secret-set.ts';
-import { createTriggerFinder, type TriggerKind } from './triggers.ts';
+import { scanSecrets, type ScanNotes, type SecretSet } from './secret-set.ts';
+import type { TriggerKind } from './triggers.ts';
+import { triggerSegments, type Segments } from './view-segments.ts';
 
 /** A registered value found at source bytes [start, end). */
 export interface Hit {
@@ -68,6 +72,8 @@ interface View {
   built: number;
   /** The parent's ranges each of `ranges` was decoded from (empty for the root). */
   src: number[];
+  /** Parts of `ranges` between two merged pieces (quotes and structure), flat sorted pairs: no value there. */
+  gaps: number[];
 }
 
 // Bytes a decoding can produce that may start or complete another kind of escape.
@@ -85,19 +91,11 @@ const WATCH = (() => {
   return t;
 })();
 
-/** Bytes that may be part of a value's encoded form in binary data: anything but control bytes (tab, LF, CR kept). */
-const TEXT_BYTE = (() => {
-  const t = new Uint8Array(256).fill(1);
-  for (let b = 0; b < 0x20; b++) t[b] = 0;
-  t[0x09] = 1;
-  t[0x0a] = 1;
-  t[0x0d] = 1;
-  return t;
-})();
-
 interface Context {
   set: SecretSet;
   rel: Relevance;
+  /** The input is JSON text (or JSONL): the root view's strings are JSON strings. */
+  json: boolean;
   /** Split binary input into its text runs before decoding (a decoded form is always text). */
   runs: boolean;
   budget: number;
@@ -108,6 +106,11 @@ interface Context {
 export interface ViewOptions {
   /** The input is binary: only its text runs that hold an escape are decoded. */
   binary?: boolean;
+  /**
+   * The input is JSON text (or JSONL): a raw match inside one of its strings that starts or ends inside an
+   * escape is not the value (escape-boundary.ts).
+   */
+  json?: boolean;
 }
 
 /** Appends to `out` every hit of a registered value in `buf`, raw and in every decoded view. */
@@ -115,32 +118,94 @@ export function collectHits(set: SecretSet, buf: Buffer, options: ViewOptions, o
   const ctx: Context = {
     set,
     rel: relevanceOf(set),
+    json: options.json === true,
     runs: options.binary === true,
     budget: DECODE_BUDGET_FACTOR * buf.length + DECODE_BUDGET_SLACK,
     inputBytes: buf.length,
   };
   const whole = [0, buf.length];
-  inspectView(ctx, { buf, ranges: whole, scan: whole, kind: 'root', depth: 0, built: 0, src: [] }, out);
+  inspectView(ctx, { buf, ranges: whole, scan: whole, kind: 'root', depth: 0, built: 0, src: [], gaps: [] }, out);
 }
 
 /** Scans a view and its decoded children (recursion bounded by MAX_DECODE_DEPTH); hits in view offsets. */
 function inspectView(ctx: Context, view: View, out: Hit[]): void {
   const { set } = ctx;
   const { buf, scan } = view;
-  const push = (start: number, end: number, secret: number): void => void out.push({ start, end, secret });
-  for (let r = 0; r < scan.length; r += 2) scanSecrets(set, buf, push, scan[r] as number, scan[r + 1] as number);
+  const jsonRoot = ctx.json && view.kind === 'root';
+  let suspects: SuspectHit[] | undefined;
+  const push = (start: number, end: number, secret: number, depth: number): void => {
+    // A form escaped d times is the value only where its span starts and ends on escape boundaries at levels
+    // 1..d; the raw form in a JSON body's string, on that string's own (level 1). Hits with no backslash near
+    // either end (nearly all) need no more than that look.
+    const levels = depth > 0 ? depth : depth === 0 && jsonRoot ? 1 : 0;
+    if (levels === 0 || !(nearEscape(buf, start) || nearEscape(buf, end))) out.push({ start, end, secret });
+    else (suspects ??= []).push({ start, end, secret, depth, levels, keep: true });
+  };
+  const notes: ScanNotes = { escapableAnchor: false };
+  for (let r = 0; r < scan.length; r += 2) scanSecrets(set, buf, push, scan[r] as number, scan[r + 1] as number, notes);
+  if (suspects !== undefined) keepAligned(view, jsonRoot, suspects, out);
+  // Deep runs of backslashes in the root matter to detection only next to a key block's BEGIN line, which
+  // reads the same at every depth (relevance.ts, deepAlways); every decoded view searches them whenever
+  // some format needs them. The automaton pass above saw every anchor: no other pass over the body.
+  const deepRuns = ctx.rel.deep && (view.kind !== 'root' || ctx.rel.deepAlways || notes.escapableAnchor);
   for (const kind of KINDS) {
     if (!mayDecode(ctx, view, kind)) continue;
-    const segs = triggerSegments(ctx, view, kind);
-    if (segs.length === 0) continue;
+    const segments = triggerSegments({ buf: view.buf, ranges: view.ranges, rel: ctx.rel, kind, runs: ctx.runs && view.kind === 'root', minLength: ctx.set.matcher.minLength, deepRuns });
+    if (segments.segs.length === 0) continue;
     if (view.depth >= MAX_DECODE_DEPTH) throw tooDeep(`escapes nest more than ${MAX_DECODE_DEPTH} levels deep`);
-    const child = decodeChild(ctx, view, kind, segs);
-    const found: Hit[] = [];
+    const child = decodeChild(ctx, view, kind, segments);
+    let found: Hit[] = [];
     inspectView(ctx, child, found);
     if (found.length === 0) continue;
+    if (child.gaps.length > 0) found = found.filter((h) => !touchesGap(child.gaps, h));
     mapToParent(view.buf, child, found);
     for (const h of found) out.push(h);
   }
+}
+
+interface SuspectHit extends Hit {
+  depth: number;
+  levels: number;
+  keep: boolean;
+}
+
+/**
+ * Appends to `out` the suspects whose spans start and end on escape boundaries at their levels
+ * (escape-boundary.ts). A raw-form hit in a JSON body that does not is dropped only when it lies inside a
+ * string: elsewhere its bytes are not string content, so the escape rule does not apply and the hit is
+ * kept (the gate then blocks what cannot be replaced). Positions are looked up in ascending order, starts
+ * then ends, so each backslash run is measured once.
+ */
+function keepAligned(view: View, jsonRoot: boolean, suspects: SuspectHit[], out: Hit[]): void {
+  const { buf, ranges } = view;
+  const bounds = new EscapeBoundaries(buf);
+  const aligned = (h: SuspectHit, p: number): boolean => {
+    // The range holding the hit (a hit never crosses one): its start is a boundary at every level.
+    const r = ranges.length === 2 ? 0 : rangeIndex(ranges, h.start);
+    return bounds.aligned(p, h.levels, ranges[r] as number, ranges[r + 1] as number);
+  };
+  suspects.sort((a, b) => a.start - b.start);
+  for (const h of suspects) h.keep = aligned(h, h.start);
+  const byEnd = suspects.slice().sort((a, b) => a.end - b.end);
+  for (const h of byEnd) if (h.keep) h.keep = aligned(h, h.end);
+  const raw = jsonRoot ? suspects.filter((h) => !h.keep && h.depth === 0) : [];
+  if (raw.length > 0) {
+    const inside = insideStrings(buf, raw);
+    for (let i = 0; i < raw.length; i++) if (inside[i] !== true) (raw[i] as SuspectHit).keep = true;
+  }
+  for (const h of suspects) if (h.keep) out.push({ start: h.start, end: h.end, secret: h.secret });
+}
+
+/** Index (even) of the range of `ranges` (sorted flat pairs) holding offset `p`. */
+function rangeIndex(ranges: readonly number[], p: number): number {
+  let lo = 0;
+  let hi = ranges.length / 2 - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((ranges[2 * mid] as number) <= p) lo = mid;
+    else hi = mid - 1;
+  }
+  return 2 * lo;
 }
 
 /**
@@ -156,59 +221,8 @@ function mayDecode(ctx: Context, view: View, kind: ViewKind): boolean {
   return true; // percent from a plus view: `%XX` built from `%25XX`
 }
 
-/** Pieces of a view closer than this are decoded as one range. */
-const PIECE_MERGE_GAP = 64;
-
-/**
- * The pieces of the view to decode into a child of `kind`: around each trigger, the bytes between the
- * nearest unescaped quotes (within the text run, for binary input). In JSON text that is the string
- * holding the trigger, at whatever depth the view is; a value written consistently at one level lies
- * inside one such string, so it is never cut, and a view's children stay as small as the strings that need
- * decoding. Linear: each byte is looked at a bounded number of times.
- */
-function triggerSegments(ctx: Context, view: View, kind: ViewKind): number[] {
-  const segs: number[] = [];
-  const { buf, ranges } = view;
-  const next = createTriggerFinder(ctx.rel, buf, kind);
-  const runs = ctx.runs && view.kind === 'root';
-  for (let r = 0; r < ranges.length; r += 2) {
-    const s = ranges[r] as number;
-    const e = ranges[r + 1] as number;
-    let lo = s;
-    let p = next(s, e);
-    while (p !== -1) {
-      let a = lo;
-      let b = e;
-      if (runs) {
-        a = p;
-        while (a > lo && TEXT_BYTE[buf[a - 1] as number] === 1) a--;
-        b = p;
-        while (b < e && TEXT_BYTE[buf[b] as number] === 1) b++;
-        // Every form of a value is text, so it lies inside one run: a run shorter than the shortest form
-        // holds none (random binary data is made of such runs).
-        if (b - a < ctx.set.matcher.minLength) {
-          lo = b;
-          p = lo < e ? next(lo, e) : -1;
-          continue;
-        }
-      }
-      const open = openingQuote(buf, p, a);
-      if (open !== -1) a = open + 1;
-      const close = closingQuote(buf, a, b);
-      const end = close === -1 || close < p ? b : close;
-      // Pieces a few bytes apart (many short strings) are decoded as one: far fewer ranges to scan, and a
-      // match across the quotes between them can only be a false positive, which fails closed.
-      const last = segs.length - 1;
-      if (last > 0 && a - (segs[last] as number) <= PIECE_MERGE_GAP) segs[last] = end;
-      else segs.push(a, end);
-      lo = end < e && end === close ? end + 1 : end;
-      p = lo < e ? next(lo, e) : -1;
-    }
-  }
-  return segs;
-}
-
-function decodeChild(ctx: Context, view: View, kind: ViewKind, segs: number[]): View {
+function decodeChild(ctx: Context, view: View, kind: ViewKind, segments: Segments): View {
+  const { segs, gaps } = segments;
   let total = 0;
   for (let i = 0; i < segs.length; i += 2) total += (segs[i + 1] as number) - (segs[i] as number);
   ctx.budget -= total;
@@ -220,18 +234,45 @@ function decodeChild(ctx: Context, view: View, kind: ViewKind, segs: number[]): 
   const full = view.scan === view.ranges;
   const windows = full && ctx.set.detection === undefined ? new WindowSink(ctx.set.matcher.maxLength) : undefined;
   const state: DecodeState = { watch: WATCH, built: 0, rel: ctx.rel, windows };
+  const decode = (a: number, b: number, o: number): number =>
+    kind === 'escape' ? decodeEscapesInto(view.buf, a, b, out, o, state) : decodePercentInto(view.buf, a, b, out, o, kind === 'plus', state);
   const ranges: number[] = [];
+  const outGaps: number[] = [];
+  let g = 0;
   let o = 0;
   for (let i = 0; i < segs.length; i += 2) {
-    const a = segs[i] as number;
+    let a = segs[i] as number;
     const b = segs[i + 1] as number;
     const start = o;
     windows?.begin(start);
-    o = kind === 'escape' ? decodeEscapesInto(view.buf, a, b, out, o, state) : decodePercentInto(view.buf, a, b, out, o, kind === 'plus', state);
+    // A gap starts at a closing quote and ends after an opening one: no escape spans its edges, so the
+    // piece decodes the same in parts, and the parts tell where the gap went.
+    for (; g < gaps.length && (gaps[g] as number) < b; g += 2) {
+      o = decode(a, gaps[g] as number, o);
+      const gapStart = o;
+      o = decode(gaps[g] as number, gaps[g + 1] as number, o);
+      outGaps.push(gapStart, o);
+      a = gaps[g + 1] as number;
+    }
+    o = decode(a, b, o);
     windows?.end(o);
     ranges.push(start, o);
   }
-  return { buf: out, ranges, scan: windows === undefined ? ranges : windows.spans, kind, depth: view.depth + 1, built: state.built, src: segs };
+  return { buf: out, ranges, scan: windows === undefined ? ranges : windows.spans, kind, depth: view.depth + 1, built: state.built, src: segs, gaps: outGaps };
+}
+
+/** Whether hit `h` overlaps one of `gaps` (sorted flat pairs). */
+function touchesGap(gaps: readonly number[], h: Hit): boolean {
+  // The last gap starting before the hit's end.
+  let lo = 0;
+  let hi = gaps.length / 2 - 1;
+  if ((gaps[0] as number) >= h.end) return false;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((gaps[2 * mid] as number) < h.end) lo = mid;
+    else hi = mid - 1;
+  }
+  return (gaps[2 * lo + 1] as number) > h.start;
 }
 
 /** Rewrites hits in `child` offsets (each inside one of its ranges) as offsets in the parent's buffer. */

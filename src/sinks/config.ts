@@ -1,7 +1,7 @@
 // Restore settings (the `restore` table of the main config) and the host lists they and `[secrets.hosts]`
 // use: entries are validated and normalised once, at load, so a typo is an error naming its key.
 
-import * as z from 'zod';
+import { z } from '../config/zod.ts';
 import { parseHostPattern } from './hosts.ts';
 import { TOOL_CALL_MODES } from './policy.ts';
 

@@ -1,7 +1,7 @@
 // Watermark settings (the `watermark` table of the main config): what is marked, from what size, and
 // how long the registry keeps what it learnt.
 
-import * as z from 'zod';
+import { z } from '../config/zod.ts';
 import { FictaError } from '../errors.ts';
 import { err, ok, type Result } from '../util/result.ts';
 

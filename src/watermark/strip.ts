@@ -6,7 +6,8 @@ import { FRAME_DIGITS } from './frame.ts';
 /*
  * A frame is START followed by 1–4 DIGITs (a full frame has 4; truncated ones are removed too, because
  * U+2060 followed by U+FE00..U+FE0F never occurs in legitimate text — except, in bytes, one that ends a
- * JSON string: its other digits may start the next SSE event, where createDeltaStripper joins them). A lone U+2060, a variation
+ * JSON string: its other digits may start the next SSE event, where the restorer's per-delta-stream stripper
+ * joins them). A lone U+2060, a variation
  * selector after a visible character (emoji VS16, CJK variation sequences), ZWJ and ZWNJ are never
  * touched. Forms:
  *   raw      E2 81 A0            digits EF B8 80..8F
@@ -302,30 +303,6 @@ export function createFrameStripper(): FrameStripper<Buffer> {
     },
     get pending() {
       return carry?.length ?? 0;
-    },
-  };
-}
-
-/**
- * A streaming frame stripper for decoded text deltas of one channel (one SSE content block, one tool
- * call's arguments): removes frames a model splits across events. Holds back at most 35 characters.
- */
-export function createDeltaStripper(): FrameStripper<string> {
-  let carry = '';
-  return {
-    push(delta) {
-      const data = carry === '' ? delta : carry + delta;
-      const { cuts, safeEnd } = scan(stringView(data), false);
-      carry = safeEnd < data.length ? data.slice(safeEnd) : '';
-      return applyStringCuts(data, cuts, safeEnd);
-    },
-    flush() {
-      const data = carry;
-      carry = '';
-      return data === '' ? data : stripFramesFromText(data);
-    },
-    get pending() {
-      return carry.length;
     },
   };
 }

@@ -88,6 +88,28 @@ describe('fuzz oracle', () => {
     }
   });
 
+  it('reads a JSON body\'s raw text across an escape edge as not the value, and everything else as it is', () => {
+    const find = (values: string[], body: string, json?: 'json' | 'jsonl'): number[] =>
+      findLeaks(values, [{ where: 'body', bytes: Buffer.from(body), ...(json === undefined ? {} : { json }) }]).map((l) => l.valueIndex);
+    const across = [
+      ['tok-abcdefgh\\', '{"t":"say tok-abcdefgh\\" now"}'],
+      ['tabcdefgh1', '{"t":"col1\\tabcdefgh1"}'],
+      ['u00e9-secret-1', '{"t":"caf\\u00e9-secret-1"}'],
+    ] as const;
+    for (const [v, body] of across) {
+      expect(find([v], body, 'json')).toEqual([]);
+      expect(find([v], `${body}\n${body}\n`, 'jsonl')).toEqual([]);
+      // Not declared JSON, or not JSON at all: the raw bytes count.
+      expect(find([v], body)).toEqual([0]);
+      expect(find([v], `${body}}`, 'json')).toEqual([0]);
+    }
+    // On escape boundaries, outside strings, or once more elsewhere in the body: a leak.
+    expect(find(['tabcdefgh1'], '{"t":"C:\\\\tabcdefgh1"}', 'json')).toEqual([0]);
+    expect(find(['tabcdefgh1'], '{"t":"col1\\tabcdefgh1","u":"tabcdefgh1"}', 'json')).toEqual([0]);
+    expect(find(['tabcdefgh1'], '{"t":"col1\\tabcdefgh1","tabcdefgh1":1}', 'json')).toEqual([0]);
+    expect(find(['1234567890'], '{"t":"\\t","n":1234567890}', 'json')).toEqual([0]);
+  });
+
   it('finds nothing where every value was replaced by its placeholder', () => {
     const rng = createRng(6);
     const key = Buffer.alloc(32, 9);

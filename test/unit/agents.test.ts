@@ -1,16 +1,16 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { codexOverrides, detectCodexLogin } from '../../src/cli/agent-codex.ts';
 import { geminiEnv } from '../../src/cli/agent-gemini.ts';
 import { opencodeConfig } from '../../src/cli/agent-opencode.ts';
 import { baseUrls } from '../../src/server/access.ts';
+import { testDir } from '../helpers/temp-dir.ts';
 
 const urls = baseUrls('http://127.0.0.1:9999', 'tok_tok_tok_tok_tok_');
 
 function codexHome(auth: unknown): NodeJS.ProcessEnv {
-  const dir = mkdtempSync(join(tmpdir(), 'ficta-codex-home-'));
+  const dir = testDir('ficta-codex-home-');
   if (auth !== undefined) writeFileSync(join(dir, 'auth.json'), typeof auth === 'string' ? auth : JSON.stringify(auth));
   return { CODEX_HOME: dir };
 }

@@ -3,14 +3,14 @@
 // never repeat a value from argv, exit codes follow the table, and shell completion is generated.
 
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatHelp, parseCommandLine, type CommandSpec } from '../../src/cli/args.ts';
 import { loadSpecs } from '../../src/cli/completion.ts';
 import { isShowableWord, suggest } from '../../src/cli/did-you-mean.ts';
 import { runMain } from '../helpers/cli-io.ts';
+import { testDir } from '../helpers/temp-dir.ts';
 
 const PASTED = 'sk-live-4f9a8b7c6d5e4f3a2b1c';
 
@@ -22,7 +22,7 @@ describe('help', () => {
     for (const s of specs) if (s.name !== 'help') all.push(s, ...(s.subcommands ?? []));
     expect(all.map((s) => s.name)).toEqual(expect.arrayContaining(['serve', 'run', 'claude', 'codex', 'status', 'report', 'doctor', 'vault add', 'vault backup', 'vault restore', 'completion']));
     for (const s of all) {
-      const r = await runMain([...s.name.split(' '), '--help'], { FICTA_HOME: mkdtempSync(join(tmpdir(), 'ficta-help-')) });
+      const r = await runMain([...s.name.split(' '), '--help'], { FICTA_HOME: testDir('ficta-help-') });
       expect([s.name, r.code, r.stderr]).toEqual([s.name, 0, '']);
       expect(r.stdout).toBe(formatHelp(s));
       for (const name of Object.keys(s.options)) expect(r.stdout, `${s.name} --help lacks --${name}`).toContain(`--${name}`);
@@ -74,13 +74,13 @@ describe('usage errors', () => {
       [['serve', '--no-vault=1'], 'ficta: usage: serve: --no-vault takes no value; see ficta serve --help\n'],
     ];
     for (const [argv, stderr] of cases) {
-      const r = await runMain(argv, { FICTA_HOME: mkdtempSync(join(tmpdir(), 'ficta-usage-')) });
+      const r = await runMain(argv, { FICTA_HOME: testDir('ficta-usage-') });
       expect([argv, r.code, r.stderr]).toEqual([argv, 2, stderr]);
     }
   });
 
   it('never repeats a value from argv: a pasted secret as a command, an option, an option value or an extra argument', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'ficta-echo-'));
+    const home = testDir('ficta-echo-');
     for (const argv of [[PASTED], ['serve', `--${PASTED}`], ['serve', `--token=${PASTED}x`, '--bogus'], ['vault', 'add', 'NAME', PASTED], ['vault', 'rm', 'NAME', PASTED], ['report', 'a', PASTED], ['vault', PASTED], ['serve', '--log-format', PASTED], ['doctor', PASTED]]) {
       const r = await runMain(argv, { FICTA_HOME: home });
       expect(r.code, argv.join(' ')).toBe(2);
@@ -94,7 +94,7 @@ describe('usage errors', () => {
   });
 
   it('a config value given as a flag is a usage error (2); one from the environment is an operational error (1)', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'ficta-cfg-'));
+    const home = testDir('ficta-cfg-');
     const flag = await runMain(['serve', '--anthropic-upstream', 'ftp://x', '--port', '0'], { FICTA_HOME: home });
     expect([flag.code, flag.stderr]).toEqual([2, 'ficta: config: upstreams.anthropic: must be an http(s) URL without query or fragment\n']);
     const env = await runMain(['serve', '--port', '0'], { FICTA_HOME: home, FICTA_ANTHROPIC_UPSTREAM: 'ftp://x' });
@@ -139,7 +139,7 @@ describe('ficta completion', () => {
   it('bash: completes commands, subcommands, options and fixed values from the specs', async () => {
     const r = await runMain(['completion', 'bash']);
     expect(r.code).toBe(0);
-    const script = join(mkdtempSync(join(tmpdir(), 'ficta-compl-')), 'ficta.bash');
+    const script = join(testDir('ficta-compl-'), 'ficta.bash');
     writeFileSync(script, r.stdout);
     const complete = (line: string): string[] => {
       const words = line.split(' ');

@@ -1,11 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.ts';
+import { testDir } from '../helpers/temp-dir.ts';
 
 function home(files: Record<string, string> = {}): string {
-  const dir = mkdtempSync(join(tmpdir(), 'ficta-config-'));
+  const dir = testDir('ficta-config-');
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
   return dir;
 }

@@ -177,3 +177,28 @@ describe('detection in redaction, the gate and restore', () => {
     expect(small.stats().bytes).toBeLessThanOrEqual(40);
   });
 });
+
+describe('runs of backslashes in a body, with detection on', () => {
+  /** `text` as JSON text in a string `depth` levels deep. */
+  const nest = (text: string, depth: number): string => {
+    let s = JSON.stringify({ v: text });
+    for (let i = 1; i < depth; i++) s = JSON.stringify({ v: s });
+    return s;
+  };
+  const pem = token('private-key');
+
+  it('finds a key block nested five levels deep whose BEGIN line is \\u-escaped (no anchor in the body as sent)', () => {
+    const set = detectingSet();
+    const hidden = pem.replace('-----BEGIN', '\u0000').replace('\u0000', '\\u002d----BEGIN');
+    // The innermost text holds `\u002d----BEGIN …` as JSON escapes it (a \u escape one level down).
+    const body = nest(`{"k":"${hidden.replace(/\n/g, '\\n')}"}`, 4);
+    expect(body).not.toContain('-----BEGIN');
+    expect(gateRequest(set, { target: '/', headers: [], body: Buffer.from(body), bodyKind: 'json' }).map((f) => set.nameFor(f.secret))).toEqual(['detected:private-key']);
+  });
+
+  it('finds a registered value holding a line break nested five levels deep, though no key block is in the body', () => {
+    const set = detectingSet(createDetectedStore(), 'redact', { NOTE: 'line one\nline two!' });
+    const body = nest('see line one\nline two! here', 5);
+    expect(gateRequest(set, { target: '/', headers: [], body: Buffer.from(body), bodyKind: 'json' }).map((f) => set.nameFor(f.secret))).toEqual(['NOTE']);
+  });
+});

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { INVISIBLE_SAMPLES, proseDocument, rng } from '../../fixtures/watermark/corpus.ts';
 import { formatFrame } from '../../src/watermark/frame.ts';
-import { createDeltaStripper, createFrameStripper, findFrames, stripFrames, stripFramesFromText } from '../../src/watermark/strip.ts';
+import { createFrameStripper, findFrames, stripFrames, stripFramesFromText } from '../../src/watermark/strip.ts';
 
 const F1 = formatFrame({ index: 3, value: 0xa7 });
 const F2 = formatFrame({ index: 4, value: 0x0f });
@@ -121,30 +121,32 @@ describe('frames split across SSE events', () => {
     const events = [`Hello there.${F1.slice(0, 2)}`, `${F1.slice(2)}\nNext.`].map((text) => `data: ${JSON.stringify({ delta: { text } })}\n\n`);
     const bytes = stripFrames(Buffer.from(events.join('')));
     expect(bytes.toString()).toBe(events.join(''));
-    const s = createDeltaStripper();
+    // The restorer runs a byte stripper over each delta stream's decoded string bytes.
+    const s = createFrameStripper();
     const texts = bytes
       .toString()
       .split('\n\n')
       .filter((e) => e !== '')
-      .map((e) => s.push(JSON.parse(e.slice(6)).delta.text));
-    expect(texts.join('') + s.flush()).toBe('Hello there.\nNext.');
+      .map((e) => s.push(Buffer.from(JSON.parse(e.slice(6)).delta.text)).toString());
+    expect(texts.join('') + s.flush().toString()).toBe('Hello there.\nNext.');
   });
 });
 
-describe('createDeltaStripper', () => {
+describe('createFrameStripper over one delta stream', () => {
   it('removes a frame a model split across SSE events, and nothing else', () => {
     const deltas = ['Hello there.', F1.slice(0, 2), F1.slice(2), '\nA ❤', '\ufe0f heart ', 'and', F2.slice(0, 1), F2.slice(1, 4), F2.slice(4), ' more'];
-    const s = createDeltaStripper();
-    const out = deltas.map((d) => s.push(d)).join('') + s.flush();
+    const s = createFrameStripper();
+    const out = Buffer.concat([...deltas.map((d) => s.push(Buffer.from(d))), s.flush()]).toString();
     expect(out).toBe('Hello there.\nA ❤\ufe0f heart and more');
   });
 
   it('removes escaped frames split across partial_json deltas', () => {
     const json = escape1(JSON.stringify({ path: 'a.md', content: `Line one.${F1}\nLine two.` }));
-    const s = createDeltaStripper();
-    let out = '';
-    for (let i = 0; i < json.length; i += 3) out += s.push(json.slice(i, i + 3));
-    out += s.flush();
+    const s = createFrameStripper();
+    const bytes = Buffer.from(json);
+    const parts: Buffer[] = [];
+    for (let i = 0; i < bytes.length; i += 3) parts.push(s.push(bytes.subarray(i, i + 3)));
+    const out = Buffer.concat([...parts, s.flush()]).toString();
     expect(JSON.parse(out)).toEqual({ path: 'a.md', content: 'Line one.\nLine two.' });
   });
 });

@@ -47,6 +47,8 @@ export const CLOUD_KINDS: readonly Kind[] = [
     anchors: ['AKIA', 'ASIA', 'ABIA', 'ACCA'],
     confirm: confirmAwsKeyId,
     follows: 'A-Z0-9',
+    // Key ids and the secret keys next to them are base32 / base64: no character JSON escapes.
+    escapable: false,
     checksum: false,
     source: 'https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_identifiers.html#identifiers-unique-ids',
   },
@@ -109,6 +111,8 @@ export const CLOUD_KINDS: readonly Kind[] = [
     anchors: ['?sig=', '&sig='],
     confirm: confirmAzureSas,
     follows: 'A-Za-z0-9+/%',
+    // base64, percent-encoded in the URL: no character JSON escapes.
+    escapable: false,
     checksum: false,
     recall: true,
     source: 'https://learn.microsoft.com/en-us/rest/api/storageservices/create-service-sas',

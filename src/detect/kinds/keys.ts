@@ -49,6 +49,8 @@ export const KEY_KINDS: readonly Kind[] = [
     anchors: ['AGE-SECRET-KEY-1'],
     confirm: checksumBech32Age,
     follows: 'QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L',
+    // Bech32 / base64url: no character JSON escapes.
+    escapable: false,
     checksum: true,
     source: 'https://age-encryption.org/v1',
   },
@@ -58,6 +60,8 @@ export const KEY_KINDS: readonly Kind[] = [
     anchors: ['eyJ'],
     confirm: confirmJwt,
     follows: 'A-Za-z0-9_-',
+    // base64url and dots: no character JSON escapes.
+    escapable: false,
     checksum: false,
     source: 'https://www.rfc-editor.org/rfc/rfc7519',
     examples: [JWT_IO_EXAMPLE],
@@ -70,6 +74,8 @@ export const KEY_KINDS: readonly Kind[] = [
     confirm: confirmUrlPassword,
     // The first byte of the userinfo (the user may be empty: `redis://:password@host`).
     follows: "A-Za-z0-9._~%!$&'*+,;=:-",
+    // The password stops at quotes, backslashes and control bytes (confirmUrlPassword's STOP).
+    escapable: false,
     checksum: false,
     recall: true,
     source: 'https://www.rfc-editor.org/rfc/rfc3986#section-3.2.1',

@@ -77,11 +77,16 @@ export const queryMixed: RequestGen = (rng) => {
 export const pathSegment: RequestGen = (rng) => {
   const c = baseCase(rng);
   c.route = 'openai';
-  c.routeTarget = `/v1/files/${percentEncode(rng, rng.pick(c.values), rng.pick(['component', 'lower', 'all', 'mixed'] as const))}/content`;
+  const value = rng.pick(c.values);
+  c.routeTarget = `/v1/files/${percentEncode(rng, value, rng.pick(['component', 'lower', 'all', 'mixed'] as const))}/content`;
+  // A value with a `.` or `..` part between slashes is a dot segment once an encoded slash is read as one
+  // (DESIGN §2: refused with 400, as some servers decode `%2f` before normalising).
+  const dotted = value.split(/[/\\]/).some((part) => ['.', '..'].includes(part.split(';', 1)[0] as string));
+  if (dotted) c.alsoRefuse = [400];
   const shape = rng.int(0, 2);
   if (shape === 1) {
     c.headers.push(['connection', 'Upgrade'], ['upgrade', 'websocket'], ['sec-websocket-version', '13'], ['sec-websocket-key', 'dGhlIHNhbXBsZSBub25jZQ==']);
-    c.alsoRefuse = [426];
+    c.alsoRefuse = [...(c.alsoRefuse ?? []), 426];
     return withoutBody(c);
   }
   if (shape === 2) {

@@ -5,11 +5,17 @@
 // characters the values use.
 
 import { percentDecode, unescapeLenient, utf8Text } from './decode.ts';
+import { escapeEdgeTest } from './escape-edges.ts';
 
 /** One place a request (or a log) carries bytes: the target, a header, the body, a log line. */
 export interface Surface {
   where: string;
   bytes: Buffer;
+  /**
+   * The bytes are a JSON (or JSONL) document: in its raw views, an occurrence inside a string that starts or
+   * ends strictly inside an escape is not the value (escape-edges.ts). Decoded views are searched as always.
+   */
+  json?: 'json' | 'jsonl';
 }
 
 export interface LeakFinding {
@@ -61,8 +67,10 @@ export function findLeaks(values: readonly string[], surfaces: readonly Surface[
   for (const s of surfaces) {
     if (s.bytes.length === 0) continue;
     const hit = new Set<number>();
+    const edge = s.json === undefined ? undefined : escapeEdgeTest(utf8Text(s.bytes), s.json);
+    const rawText = edge === undefined ? undefined : utf8Text(s.bytes);
     needles.forEach((n, i) => {
-      if (s.bytes.includes(n)) {
+      if (rawText === undefined || edge === undefined ? s.bytes.includes(n) : occursBesideEdges(rawText, values[i] as string, edge)) {
         hit.add(i);
         found.push({ valueIndex: i, where: s.where, view: 'raw' });
       }
@@ -70,6 +78,7 @@ export function findLeaks(values: readonly string[], surfaces: readonly Surface[
     for (const { view, text } of decodedViews(s.bytes)) {
       values.forEach((v, i) => {
         if (hit.has(i) || !text.includes(v)) return;
+        if (view === 'utf8' && edge !== undefined && !occursBesideEdges(text, v, edge)) return;
         hit.add(i);
         const at = text.indexOf(v);
         found.push({ valueIndex: i, where: s.where, view, ...(excerpts ? { excerpt: JSON.stringify(text.slice(Math.max(0, at - 120), at + v.length + 60)) } : {}) });
@@ -77,6 +86,12 @@ export function findLeaks(values: readonly string[], surfaces: readonly Surface[
     }
   }
   return found;
+}
+
+/** Whether `text` holds `v` somewhere other than across the edge of an escape in a JSON string. */
+function occursBesideEdges(text: string, v: string, acrossEdge: (start: number, end: number) => boolean): boolean {
+  for (let at = text.indexOf(v); at !== -1; at = text.indexOf(v, at + 1)) if (!acrossEdge(at, at + v.length)) return true;
+  return false;
 }
 
 /** UTF-8 bytes that were read as latin1 and encoded again: read them back (only when that is possible). */

@@ -76,9 +76,10 @@ export function checkRequest(map: PlaceholderMap, sent: SentRequest, got: Reques
   // 1. Leaks: every surface, every view.
   const surfaces: Surface[] = [{ where: 'target', bytes: Buffer.from(fwd.target, 'latin1') }];
   for (const [n, v] of headers) if (!AUTH_HEADERS.has(n)) surfaces.push({ where: `header ${n}`, bytes: Buffer.from(`${n}: ${v}`, 'latin1') });
-  surfaces.push({ where: 'body', bytes: fwd.body });
+  const json = sent.json === 'none' ? {} : { json: sent.json };
+  surfaces.push({ where: 'body', bytes: fwd.body, ...json });
   const encodingLines = headers.filter(([n]) => n === 'content-encoding').map(([, v]) => v);
-  for (const d of decompressedViews(fwd.body, encodingLines)) surfaces.push({ where: `body (${d.how})`, bytes: d.bytes });
+  for (const d of decompressedViews(fwd.body, encodingLines)) surfaces.push({ where: `body (${d.how})`, bytes: d.bytes, ...json });
   for (const l of findLeaks(values, surfaces, verbose)) problems.push(`LEAK: value #${l.valueIndex} in ${l.where} (${l.view})${l.excerpt === undefined ? '' : `: …${l.excerpt}…`}`);
 
   // 2. The request never leaves its upstream's base path.
