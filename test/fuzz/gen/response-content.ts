@@ -17,6 +17,13 @@ export interface ContentOptions {
   breaks: 'lf' | 'any';
   /** Unknown and mangled placeholders as well as known ones. */
   decoys: boolean;
+  /**
+   * Text in tool-call arguments: a word is never glued onto a placeholder's end. `~ficta_….is` or
+   * `~ficta_…:1234` reads as a host that holds the placeholder, which sink-aware restore withholds by
+   * design; this oracle models restore, not that policy (test/unit/sinks-*.test.ts and the classifier
+   * table check it), so tool text keeps its placeholders where the policy restores them.
+   */
+  tool?: boolean;
 }
 
 const WORDS = ['the', 'value', 'is', 'set', 'to', 'café', 'naïve', '日本語', 'über', 'x=1', 'a/b', 'path\\to', '"quoted"', "it's", ',', '.', ':', '-', '->', '(ok)', 'done', '\\u0041', '\\n', '12345678901234567890', 'tab\there', '%2F', 'a+b'];
@@ -57,6 +64,10 @@ export function responseProse(rng: Rng, map: PlaceholderMap, o: ContentOptions, 
       // Hostile prose quotes its placeholders, as if they were JSON strings.
       add(o.hostile && rng.chance(0.6) ? `"${p}"` : p);
       placed = true;
+      if (o.tool === true) {
+        add(' ');
+        continue;
+      }
     } else if (o.hostile && r < 0.4) add(rng.pick(HOSTILE));
     else if (o.astral && r < 0.47) add(rng.pick(ASTRAL));
     else add(rng.pick(WORDS));
@@ -81,7 +92,7 @@ export interface ArgsOptions {
 
 function argValue(rng: Rng, map: PlaceholderMap, o: ArgsOptions, content: ContentOptions, nest: number): JNode {
   if (nest > 0) return { t: 'json', doc: argsNode(rng, map, o, content, nest - 1) };
-  return { t: 'str', s: rng.chance(0.5) ? `${rng.pick(['key ', 'token=', '', 'Bearer '])}${somePlaceholder(rng, map, content.decoys)}` : responseProse(rng, map, { ...content, hostile: false }) };
+  return { t: 'str', s: rng.chance(0.5) ? `${rng.pick(['key ', 'token=', '', 'Bearer '])}${somePlaceholder(rng, map, content.decoys)}` : responseProse(rng, map, { ...content, hostile: false, tool: true }) };
 }
 
 function argsNode(rng: Rng, map: PlaceholderMap, o: ArgsOptions, content: ContentOptions, nest: number): JNode {
