@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { proxyFlags } from '../../src/cli/proxy-options.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import { testDir } from '../helpers/temp-dir.ts';
 
@@ -77,6 +78,12 @@ describe('upstreams', () => {
     expect(d.ok && d.value.upstreams).toMatchObject({ gemini: 'https://generativelanguage.googleapis.com', ollama: 'http://127.0.0.1:11434', chatgpt: 'https://chatgpt.com' });
     const e = loadConfig({ env: { FICTA_HOME: home(), FICTA_GEMINI_UPSTREAM: 'http://g.example', FICTA_OLLAMA_UPSTREAM: 'http://o.example:1', FICTA_CHATGPT_UPSTREAM: 'http://c.example' } });
     expect(e.ok && e.value.upstreams).toMatchObject({ gemini: 'http://g.example', ollama: 'http://o.example:1', chatgpt: 'http://c.example' });
+  });
+
+  it('takes --gemini-upstream, --ollama-upstream and --chatgpt-upstream over the environment', () => {
+    const { flags } = proxyFlags({ 'gemini-upstream': 'http://g-flag.example', 'ollama-upstream': 'http://o-flag.example:2', 'chatgpt-upstream': 'http://c-flag.example' });
+    const r = loadConfig({ env: { FICTA_HOME: home(), FICTA_GEMINI_UPSTREAM: 'http://g.example', FICTA_OLLAMA_UPSTREAM: 'http://o.example:1' }, flags });
+    expect(r.ok && r.value.upstreams).toMatchObject({ gemini: 'http://g-flag.example', ollama: 'http://o-flag.example:2', chatgpt: 'http://c-flag.example' });
   });
 
   it('reads named upstreams from [upstreams.<name>] tables, FICTA_UPSTREAM_<NAME> and flags, flags winning', () => {
