@@ -90,7 +90,8 @@ async function serveOnce(args: string[], env: Record<string, string>): Promise<{
     });
     const res = await fetch(`${url}/anthropic/v1/messages`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' },
+      // The client authenticates with the exported token, as an agent does with its own API key.
+      headers: { 'content-type': 'application/json', 'x-api-key': FROM_VAR, 'anthropic-version': '2023-06-01' },
       body: JSON.stringify({ model: 'x', max_tokens: 5, messages: [{ role: 'user', content: PROMPT }] }),
     });
     const json = (await res.json()) as { content: Array<{ text: string }> };
@@ -118,6 +119,8 @@ describe('discovery under ficta serve', () => {
     expect(up.leaks).toEqual([]);
     expect(lastSent(up)).toMatch(/^values ~ficta_\S+ ~ficta_\S+$/);
     expect(r.reply).toBe(`ECHO: ${PROMPT}`);
+    // A discovered value in an auth header is the credential the provider needs: forwarded as it is.
+    expect(up.requests.at(-1)!.headers['x-api-key']).toBe(FROM_VAR);
     expect(discoveryLines(r.stderr)).toEqual(DISCOVERED_LINES);
     expect(r.stderr).not.toContain(FROM_DOTENV);
     expect(r.stderr).not.toContain(FROM_VAR);
