@@ -1,7 +1,7 @@
 # Runs a command on a pseudo-terminal for the TTY tests: waits for expected text before typing each
 # answer (typing earlier would let the terminal echo it before the program turns echo off), then
 # collects everything the program wrote. Prints one JSON object: {"output": ..., "code": N}.
-# usage: python3 pty-run.py '{"argv": [...], "env": {...}, "steps": [{"expect": "text"}, {"send": "text"}], "timeout": 30}'
+# usage: python3 pty-run.py '{"argv": [...], "env": {...}, "steps": [{"expect": "text"}, {"send": "text"}], "timeout": 30, "cwd": "dir"}'
 # Steps: expect (wait for text), send (type), sleep (seconds), waitfile (wait until a file exists), signal,
 # hangup (close the terminal; then only the exit code is collected).
 import json, os, pty, select, signal, sys, time
@@ -10,6 +10,8 @@ spec = json.loads(sys.argv[1])
 deadline = time.time() + spec.get("timeout", 30)
 pid, fd = pty.fork()
 if pid == 0:
+    if "cwd" in spec:
+        os.chdir(spec["cwd"])
     os.execvpe(spec["argv"][0], spec["argv"], spec["env"])
 
 out = b""

@@ -13,9 +13,9 @@ export interface PtyResult {
   code: number;
 }
 
-/** Runs `ficta ARGS…` on a terminal, following the steps (expect text, then send keys). */
-export function runOnPty(args: string[], env: NodeJS.ProcessEnv, steps: PtyStep[], timeoutSec = 30): Promise<PtyResult> {
-  const spec = { argv: [BIN, ...args], env: { PATH: process.env.PATH ?? '', TERM: 'xterm', ...SOURCES_ENV, ...env }, steps, timeout: timeoutSec };
+/** Runs `ficta ARGS…` on a terminal, following the steps (expect text, then send keys), in `cwd` (default: this process's). */
+export function runOnPty(args: string[], env: NodeJS.ProcessEnv, steps: PtyStep[], timeoutSec = 30, cwd?: string): Promise<PtyResult> {
+  const spec = { argv: [BIN, ...args], env: { PATH: process.env.PATH ?? '', TERM: 'xterm', ...SOURCES_ENV, ...env }, steps, timeout: timeoutSec, ...(cwd === undefined ? {} : { cwd }) };
   return new Promise((resolve, reject) => {
     execFile('python3', [join(import.meta.dirname, 'pty-run.py'), JSON.stringify(spec)], { maxBuffer: 16 * 1024 * 1024, timeout: (timeoutSec + 10) * 1000 }, (error, stdout) => {
       if (error) reject(error);

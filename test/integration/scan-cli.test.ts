@@ -1,6 +1,7 @@
 // `ficta scan` as a user runs it, on a generated fixture tree: places, kinds, suggested names and keyed
 // fingerprints but never values, .gitignore honoured, binary and huge files skipped and counted, --json,
-// --env, --git history, --add into a vault, and exit codes (1 found, 0 clean, 2 usage).
+// --env, --git history (with progress on a terminal), --add into a vault (asking first on a terminal), and
+// exit codes (1 found, 0 clean, 2 usage).
 
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,6 +12,7 @@ import { sampleOf } from '../../fixtures/detect/tokens.ts';
 import { kindByName } from '../../src/detect/kinds.ts';
 import { mulberry32 } from '../../src/util/prng.ts';
 import { BIN, type CliResult, SOURCES_ENV } from '../helpers/cli.ts';
+import { runOnPty } from '../helpers/pty.ts';
 
 const rnd = mulberry32(0x5ca9);
 const token = (kind: string): string => sampleOf(kindByName(kind)!, rnd).secret;
@@ -142,5 +144,53 @@ describe('ficta scan', () => {
     const again = await ficta(['scan', '--add', '--yes', '--key-file', keyFile, '--max-file-bytes', '8192', 'project']);
     expect(again.stdout).toMatch(/^present {3}GITHUB_TOKEN \(/m);
     expect(again.stderr).toContain('0 added');
+  });
+
+  it('--git on a terminal shows how many commits it has read, then clears the line; without a terminal it does not', async () => {
+    const repo = join(root, 'long-history');
+    mkdirSync(repo);
+    execFileSync('git', ['init', '-q'], { cwd: repo });
+    // 120 commits in one git process: commit 7 adds a token, the others a harmless line each.
+    const stream: string[] = [];
+    for (let i = 1; i <= 120; i++) {
+      const msg = `change ${i}`;
+      const content = i === 7 ? `export GITLAB_TOKEN=${HISTORIC}\n` : `line ${i}\n`;
+      stream.push(`commit refs/heads/main\nmark :${i}\ncommitter t <t@example.com> ${1_700_000_000 + i} +0000\ndata ${msg.length}\n${msg}\n`);
+      if (i > 1) stream.push(`from :${i - 1}\n`);
+      stream.push(`M 100644 inline notes-${i % 3}.sh\ndata ${Buffer.byteLength(content)}\n${content}\n`);
+    }
+    execFileSync('git', ['fast-import', '--quiet'], { cwd: repo, input: stream.join('') });
+    const tty = await runOnPty(['scan', '--git'], { FICTA_HOME: home, HOME: home }, [], 15, repo);
+    expect(tty.code, tty.output).toBe(1);
+    expect(tty.output).not.toContain(HISTORIC);
+    expect(tty.output).toContain('\rficta: scan: git history: 50 commits\rficta: scan: git history: 100 commits\r\u001b[K');
+    expect(tty.output).toMatch(/:notes-1\.sh:1 +gitlab-pat +GITLAB_TOKEN +[0-9a-f]{12}\r\n/);
+    expect(tty.output).toContain('ficta: scan: 1 credential in 1 place; 120 commits\r\n');
+    const piped = await ficta(['scan', '--git'], { cwd: repo });
+    expect(piped.code).toBe(1);
+    expect(piped.stderr).toBe('ficta: scan: 1 credential in 1 place; 120 commits\n');
+  });
+
+  it('--add on a terminal asks first: n imports nothing, y imports the findings', async () => {
+    const ttyHome = join(root, 'tty-home');
+    const keyFile = join(root, 'tty-vault.key');
+    const env = { FICTA_HOME: ttyHome, HOME: ttyHome };
+    const init = await ficta(['vault', 'init', '--key-file', keyFile], { env });
+    expect(init.code, init.stderr).toBe(0);
+    const args = ['scan', '--add', '--key-file', keyFile, '--max-file-bytes', '8192', 'project'];
+    const question = `add 3 credential(s) to the vault at ${join(ttyHome, 'vault.db')}? [y/N] `;
+    const names = async (): Promise<string[]> => JSON.parse((await ficta(['vault', 'list', '--json', '--key-file', keyFile], { env })).stdout).map((e: any) => e.name);
+
+    const no = await runOnPty(args, env, [{ expect: question }, { send: 'n\r' }], 15, root);
+    expect(no.code, no.output).toBe(1);
+    expect(no.output).toContain('ficta: scan: nothing added\r\n');
+    expect(no.output).not.toContain('added     ');
+    expect(await names()).toEqual([]);
+
+    const yes = await runOnPty(args, env, [{ expect: question }, { send: 'y\r' }], 15, root);
+    expect(yes.code, yes.output).toBe(1);
+    expect(yes.output).toContain('added     GITHUB_TOKEN\r\n');
+    expect(await names()).toEqual(['DATABASE_URL', 'GITHUB_TOKEN', 'SECRET_KEY']);
+    for (const v of VALUES) expect(no.output.includes(v) || yes.output.includes(v), 'a value was printed').toBe(false);
   });
 });
