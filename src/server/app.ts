@@ -3,7 +3,6 @@
 // no fetch() Response: @hono/node-server's read-ahead would add ≥1 ms per content-length response).
 
 import type { HttpBindings } from '@hono/node-server';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
 import { openaiErrors } from '../providers/error-shapes.ts';
@@ -14,20 +13,6 @@ import { nextRequestId, proxyRequest, type ProxyDeps } from './proxy.ts';
 import { logRefusedRequest, refusedRoute } from './request-log.ts';
 
 export type AppEnv = { Bindings: HttpBindings };
-
-/**
- * Takes a request on a provider route straight from node:http, without building hono's Request and
- * Context for it (~0.02 ms of CPU per request); false, having written nothing, for every request hono
- * answers (health checks, a missing or wrong token, no route, a target node-server refuses).
- */
-export type DirectHandler = (incoming: IncomingMessage, outgoing: ServerResponse) => boolean;
-
-const direct = new WeakMap<Hono<AppEnv>, DirectHandler>();
-
-/** The app's direct handler for provider routes (see {@link DirectHandler}). */
-export function directHandlerOf(app: Hono<any>): DirectHandler | undefined {
-  return direct.get(app);
-}
 
 export interface AppOptions {
   /** Required as `/t/<token>/…` on every provider route when set. */
@@ -80,27 +65,6 @@ export function createApp(deps: ProxyDeps, hooks: AppHooks = {}, options: AppOpt
     return RESPONSE_ALREADY_SENT;
   };
   const proxy = async (c: import('hono').Context<AppEnv>): Promise<Response> => (await proxyIncoming(c.env)) ?? c.notFound();
-
-  // The same as `proxy` for a request that passes the token check and has a route; everything else (and
-  // a target with a backslash, which @hono/node-server refuses with a 400) goes through hono as before.
-  direct.set(app, (incoming, outgoing) => {
-    const url = incoming.url ?? '/';
-    if (url.startsWith('/healthz') || url.startsWith('/readyz') || url.includes('\\')) return false;
-    const access = checkToken(url, options.token);
-    if (!access.ok) return false;
-    const route = deps.router.resolve(access.target);
-    if (route === undefined) return false;
-    hooks.onRequestStart?.();
-    const host = incoming.headers.host;
-    const publicBase = host === undefined ? undefined : `http://${host}${options.token === undefined ? '' : `/t/${options.token}`}/${route.provider}`;
-    proxyRequest(deps, route, incoming, outgoing, publicBase)
-      .catch(() => {
-        // proxyRequest answers every failure itself; one escaping it ends the connection.
-        if (!outgoing.destroyed) outgoing.destroy();
-      })
-      .finally(() => hooks.onRequestEnd?.());
-    return true;
-  });
   // Every other path: the router decides (built-in prefixes, named upstreams, /v1, /v1beta, /t/<token>).
   app.all('*', proxy);
 

@@ -12,7 +12,6 @@ import type { Logger } from '../log/logger.ts';
 import { logEvent } from '../log/logger.ts';
 import type { Outcome } from '../log/outcomes.ts';
 import { openaiErrors, type ErrorShape } from '../providers/error-shapes.ts';
-import { directHandlerOf, type DirectHandler } from './app.ts';
 import { dotSegmentError, hasDotSegment } from './dot-segments.ts';
 import { sendError, toHttpError } from './error-response.ts';
 
@@ -70,12 +69,12 @@ export interface ListenOptions {
  * route's error shape) before hono normalises the path it routes by, or @hono/node-server answers a bare
  * 400 for a backslash — the raw target is what would be forwarded (DESIGN §2).
  */
-function guardedServer(options: ListenOptions, direct: DirectHandler | undefined): (serverOptions: ServerOptions, listener?: RequestListener) => Server {
+function guardedServer(options: ListenOptions): (serverOptions: ServerOptions, listener?: RequestListener) => Server {
   return (serverOptions, listener) =>
     createServer(serverOptions, (req: IncomingMessage, res: ServerResponse) => {
       const raw = req.url ?? '/';
       if (!hasDotSegment(raw)) {
-        if (direct?.(req, res) !== true) listener?.(req, res);
+        listener?.(req, res);
         return;
       }
       req.resume();
@@ -86,7 +85,7 @@ function guardedServer(options: ListenOptions, direct: DirectHandler | undefined
 
 /** Listens on host:port (0 = any free port). */
 export async function listen(app: Hono<any>, host: string, port: number, inFlight: InFlight, logger: Logger, options: ListenOptions = {}): Promise<RunningServer> {
-  const server = createAdaptorServer({ fetch: app.fetch, hostname: host, createServer: guardedServer(options, directHandlerOf(app)) as unknown as typeof createServer }) as Server;
+  const server = createAdaptorServer({ fetch: app.fetch, hostname: host, createServer: guardedServer(options) as unknown as typeof createServer }) as Server;
   // LLM calls can think for minutes before the first byte; the upstream timeouts govern instead.
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;
