@@ -14,7 +14,7 @@ import { median } from '../src/bench/stats.ts';
 import { mulberry32 } from '../src/util/prng.ts';
 
 /** Figures compared, when a result has them. */
-const FIELDS = ['p50', 'addedP50Ms', 'addedTtfbP50Ms', 'addedTtftP50Ms', 'added_firstCall_P50Ms', 'added_held_P50Ms', 'added_callEnd_P50Ms', 'cpuMsPerReq', 'rssMB', 'peakMB', 'costOverBody', 'latencyGrowth'] as const;
+const FIELDS = ['p50', 'addedP50Ms', 'addedTtfbP50Ms', 'addedTtftP50Ms', 'added_firstCall_P50Ms', 'added_held_P50Ms', 'added_callEnd_P50Ms', 'cpuMsPerReq', 'allocKBPerReq', 'gcMsPerReq', 'rssMB', 'peakMB', 'costOverBody', 'latencyGrowth'] as const;
 
 const REPO = resolve(import.meta.dirname, '..');
 const { values, positionals } = parseArgs({

@@ -4,12 +4,15 @@
 
 import { createServer } from 'node:http';
 import { Agent } from 'undici';
+import { startAllocProbe } from '../src/bench/alloc-probe.ts';
 
 const [upstream, port] = process.argv.slice(2);
 if (upstream === undefined || port === undefined) {
   process.stderr.write('usage: floor-proxy.ts UPSTREAM_URL PORT\n');
   process.exit(2);
 }
+// Bench-only: bytes allocated per request, like ficta's (the harness sets it).
+if (process.env.FICTA_BENCH_ALLOC) startAllocProbe(process.env.FICTA_BENCH_ALLOC);
 const origin = new URL(upstream).origin;
 const agent = new Agent({ connections: 128, keepAliveTimeout: 30_000 });
 const HOP = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'content-length']);

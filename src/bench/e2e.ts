@@ -13,6 +13,7 @@ import { makeMessagesBody, makeSecrets, SIZES, streamedText, TOOL_MARKS, type Si
 import { createPool, runBatch, send, type RequestSpec, type Timing } from './load-client.ts';
 import { BENCH_PLACEHOLDER_KEY, countLabel } from './micro.ts';
 import { CHECK_HEADER, LEAKS_HEADER, REPLY_HEADER, type MockUpstreamConfig } from './mock-upstream.ts';
+import { closeAllocWindow } from './alloc-probe.ts';
 import { cpuTimeMs, memory } from './proc.ts';
 import { freePort, spawnChild, type Child } from './processes.ts';
 import { diffOfMedians, summarize, type Summary } from './stats.ts';
@@ -115,6 +116,8 @@ export interface Target extends TargetSpec {
   pools: Map<number, Pool>;
   /** performance.now() when it was ready. */
   readyAt: number;
+  /** Where the process's allocation probe reports (alloc-probe.ts), when it has one. */
+  allocFile?: string;
 }
 
 export interface E2eResult extends Summary {
@@ -140,6 +143,9 @@ export interface E2eResult extends Summary {
   reqPerSec: number;
   /** CPU time of the proxy process per request (absent for direct). */
   cpuMsPerReq?: number;
+  /** KiB the proxy process allocated per request (V8 heap and Buffer contents; alloc-probe.ts), and its GC pause time per request. */
+  allocKBPerReq?: number;
+  gcMsPerReq?: number;
   /** Largest RSS of the proxy seen after a batch. */
   rssMB?: number;
   errors: number;
@@ -205,6 +211,7 @@ export async function startHarness(options: HarnessOptions, plan: E2ePlan): Prom
   const started: Target[] = [];
   const startFicta = async (label: string, n: number, config: { watermark: boolean; detect?: boolean } = { watermark: true }): Promise<Target> => {
     const home = join(options.workDir, `home-${label}`);
+    const allocFile = join(options.workDir, `alloc-${label}.json`);
     mkdirSync(home, { recursive: true, mode: 0o700 });
     // A fixed placeholder key, so the mock can plant the placeholders this ficta will restore.
     writeFileSync(join(home, 'placeholder.key'), `${BENCH_PLACEHOLDER_KEY.toString('hex')}\n`, { mode: 0o600 });
@@ -214,11 +221,11 @@ export async function startHarness(options: HarnessOptions, plan: E2ePlan): Prom
       command: options.fictaBin,
       args: ['serve', '--host', '127.0.0.1', '--port', '0', '--env-file', envFile(n), '--anthropic-upstream', upstreamUrl, '--openai-upstream', upstreamUrl],
       // Detection off by an environment variable, which builds without detection ignore.
-      env: { ...baseEnv, FICTA_HOME: home, ...(config.detect === false ? { FICTA_DETECT: 'off' } : {}) },
+      env: { ...baseEnv, FICTA_HOME: home, FICTA_BENCH_ALLOC: allocFile, ...(config.detect === false ? { FICTA_DETECT: 'off' } : {}) },
       logDir: options.workDir,
       ready: { stdout: /ficta listening on (http:\/\/\S+)/ },
     });
-    const t: Target = { name: label, secrets: n, url: match, child, pools: new Map(), readyAt: performance.now() };
+    const t: Target = { name: label, secrets: n, url: match, child, pools: new Map(), readyAt: performance.now(), allocFile };
     started.push(t);
     return t;
   };
@@ -238,9 +245,14 @@ export async function startHarness(options: HarnessOptions, plan: E2ePlan): Prom
     memoryTarget = await memoryStart;
     for (const other of options.others ?? []) {
       const port = await freePort();
-      const cmd = other.cmd.replaceAll('{UPSTREAM}', upstreamUrl).replaceAll('{PORT}', String(port)).replaceAll('{ENV_FILE}', envFile(Math.max(1_000, ...plan.redactCounts)));
+      const allocFile = join(options.workDir, `alloc-${other.label.replace(/[^\w.-]+/g, '_')}.json`);
+      const cmd = other.cmd
+        .replaceAll('{UPSTREAM}', upstreamUrl)
+        .replaceAll('{PORT}', String(port))
+        .replaceAll('{ENV_FILE}', envFile(Math.max(1_000, ...plan.redactCounts)))
+        .replaceAll('{ALLOC_FILE}', `'${allocFile}'`);
       const { child } = await spawnChild({ label: other.label, command: '/bin/sh', args: ['-c', cmd], env: { ...process.env }, logDir: options.workDir, ready: { port } });
-      const t: Target = { name: other.label, secrets: undefined, url: `http://127.0.0.1:${port}`, child, pools: new Map(), readyAt: performance.now() };
+      const t: Target = { name: other.label, secrets: undefined, url: `http://127.0.0.1:${port}`, child, pools: new Map(), readyAt: performance.now(), ...(other.cmd.includes('{ALLOC_FILE}') ? { allocFile } : {}) };
       started.push(t);
       targets.push(t);
     }
@@ -364,16 +376,26 @@ async function measure(h: Harness, plan: E2ePlan, sc: Scenario, log: (line: stri
   log(`${scenario}: ${h.targets.length} targets × ${plan.rounds} rounds × ${perRound} requests`);
   for (const t of h.targets) await runBatch(poolFor(t, concurrency), spec, plan.warmup[format], concurrency, plan.batchMaxMs);
 
-  const acc = new Map<string, { timings: Timing[]; cpuMs: number; cpuKnown: boolean; wallMs: number; errors: number; rss: number; firstError?: string }>();
-  for (const t of h.targets) acc.set(t.name, { timings: [], cpuMs: 0, cpuKnown: true, wallMs: 0, errors: 0, rss: 0 });
+  const acc = new Map<string, { timings: Timing[]; cpuMs: number; cpuKnown: boolean; allocBytes: number; gcMs: number; allocKnown: boolean; wallMs: number; errors: number; rss: number; firstError?: string }>();
+  for (const t of h.targets) acc.set(t.name, { timings: [], cpuMs: 0, cpuKnown: true, allocBytes: 0, gcMs: 0, allocKnown: t.allocFile !== undefined, wallMs: 0, errors: 0, rss: 0 });
   for (let r = 0; r < plan.rounds; r++) {
     for (let k = 0; k < h.targets.length; k++) {
       const t = h.targets[(k + r) % h.targets.length] as Target;
       const a = acc.get(t.name)!;
       const pids = t.child?.pids ?? [];
+      // The probe's window is opened before and closed after the batch, outside the CPU reading.
+      if (a.allocKnown && (await closeAllocWindow(t.allocFile as string)) === undefined) a.allocKnown = false;
       const c0 = pids.length > 0 ? cpuTimeMs(pids) : undefined;
       const b = await runBatch(poolFor(t, concurrency), spec, perRound, concurrency, plan.batchMaxMs);
       const c1 = pids.length > 0 ? cpuTimeMs(pids) : undefined;
+      if (a.allocKnown) {
+        const w = await closeAllocWindow(t.allocFile as string);
+        if (w === undefined) a.allocKnown = false;
+        else {
+          a.allocBytes += w.allocatedBytes;
+          a.gcMs += w.gcMs;
+        }
+      }
       for (const x of b.timings) a.timings.push(x);
       a.wallMs += b.wallMs;
       a.errors += b.errors;
@@ -424,11 +446,15 @@ async function measure(h: Harness, plan: E2ePlan, sc: Scenario, log: (line: stri
       if (ttft !== undefined) result.addedTtftP50Ms = ttft.p50 - summarize(directTtft).p50;
       for (const k of markNames) (result as unknown as Record<string, number>)[`added_${k}_P50Ms`] = markP50(a.timings, k) - markP50(direct.timings, k);
       if (t.child !== undefined && a.cpuKnown) result.cpuMsPerReq = a.cpuMs / (a.timings.length + a.errors);
+      if (a.allocKnown) {
+        result.allocKBPerReq = a.allocBytes / 1024 / (a.timings.length + a.errors);
+        result.gcMsPerReq = a.gcMs / (a.timings.length + a.errors);
+      }
       if (t.child !== undefined) result.rssMB = a.rss;
     }
     results.push(result);
     const marks = markNames.map((k) => ` ${k} ${markP50(a.timings, k).toFixed(3)}`).join('');
-    log(`  ${t.name.padEnd(20)} p50 ${s.p50.toFixed(3)} ms${result.addedP50Ms === undefined ? '' : ` (+${result.addedP50Ms.toFixed(3)})`}${ttft === undefined ? '' : `, ttft ${ttft.p50.toFixed(3)}`}${marks}${result.cpuMsPerReq === undefined ? '' : `, cpu ${result.cpuMsPerReq.toFixed(3)} ms/req`}${a.errors > 0 ? `, ${a.errors} errors (${a.firstError})` : ''}`);
+    log(`  ${t.name.padEnd(20)} p50 ${s.p50.toFixed(3)} ms${result.addedP50Ms === undefined ? '' : ` (+${result.addedP50Ms.toFixed(3)})`}${ttft === undefined ? '' : `, ttft ${ttft.p50.toFixed(3)}`}${marks}${result.cpuMsPerReq === undefined ? '' : `, cpu ${result.cpuMsPerReq.toFixed(3)} ms/req`}${result.allocKBPerReq === undefined ? '' : `, alloc ${result.allocKBPerReq.toFixed(1)} KiB/req`}${a.errors > 0 ? `, ${a.errors} errors (${a.firstError})` : ''}`);
   }
   return results;
 }

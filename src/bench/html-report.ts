@@ -138,8 +138,8 @@ function cpuSection(e2e: readonly E2eResult[]): string {
   const rows: Row[] = e2e
     .filter((r) => r.cpuMsPerReq !== undefined)
     .sort((a, b) => a.scenario.localeCompare(b.scenario) || rank(a.target) - rank(b.target))
-    .map((r) => ({ label: `${short(r.scenario)} ${r.target}`, color: color(r.target), box: [0, r.cpuMsPerReq as number], note: `${fmt(r.cpuMsPerReq as number)} ms · ${fmt(r.reqPerSec)} req/s` }));
-  return `<section><h2>CPU per request</h2><p class="hint">CPU time of the proxy process (all threads, from /proc) divided by the requests it served in the timed batches.</p><div class="card">${rowChart(rows, { unit: 'ms CPU / request' })}</div></section>`;
+    .map((r) => ({ label: `${short(r.scenario)} ${r.target}`, color: color(r.target), box: [0, r.cpuMsPerReq as number], note: `${fmt(r.cpuMsPerReq as number)} ms · ${fmt(r.reqPerSec)} req/s${r.allocKBPerReq === undefined ? '' : ` · ${fmt(r.allocKBPerReq)} KiB allocated`}` }));
+  return `<section><h2>CPU per request</h2><p class="hint">CPU time of the proxy process (all threads, from /proc) divided by the requests it served in the timed batches; KiB allocated per request from the process's allocation probe (V8 heap and Buffer contents).</p><div class="card">${rowChart(rows, { unit: 'ms CPU / request' })}</div></section>`;
 }
 
 function memorySection(memory: readonly MemoryResult[]): string {

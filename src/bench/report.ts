@@ -33,10 +33,10 @@ export function formatMicroTable(results: readonly MicroResult[]): string {
   );
 }
 
-/** The end-to-end table: latency, added latency against direct in the same run, streams, throughput, CPU, RSS. */
+/** The end-to-end table: latency, added latency against direct in the same run, streams, throughput, CPU, allocation, RSS. */
 export function formatE2eTable(results: readonly E2eResult[]): string {
   return formatTable(
-    ['scenario', 'target', 'n', 'p50 ms', 'p95 ms', 'p99 ms', 'added p50 (95% CI)', '×direct', 'TTFB +ms', 'TTFT +ms', 'req/s', 'CPU ms/req', 'RSS MB'],
+    ['scenario', 'target', 'n', 'p50 ms', 'p95 ms', 'p99 ms', 'added p50 (95% CI)', '×direct', 'TTFB +ms', 'TTFT +ms', 'req/s', 'CPU ms/req', 'alloc KiB/req', 'RSS MB'],
     results.map((r) => [
       r.scenario,
       r.target,
@@ -50,6 +50,7 @@ export function formatE2eTable(results: readonly E2eResult[]): string {
       r.addedTtftP50Ms ?? '-',
       r.reqPerSec,
       r.cpuMsPerReq ?? '-',
+      r.allocKBPerReq ?? '-',
       r.rssMB ?? '-',
     ]),
   );

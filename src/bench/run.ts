@@ -43,7 +43,8 @@ function otherProxies(options: RunOptions): Array<{ cmd: string; label: string }
   const out: Array<{ cmd: string; label: string }> = [];
   if (options.floor === true) {
     const args = [process.execPath, ...ownScriptArgs('floor-proxy')].map((a) => `'${a}'`).join(' ');
-    out.push({ cmd: `${args} {UPSTREAM} {PORT}`, label: 'floor' });
+    // {ALLOC_FILE}: where its allocation probe reports (bytes per request, like ficta's).
+    out.push({ cmd: `FICTA_BENCH_ALLOC={ALLOC_FILE} ${args} {UPSTREAM} {PORT}`, label: 'floor' });
   }
   if (options.proxyCmd !== undefined) out.push({ cmd: options.proxyCmd, label: options.proxyLabel ?? 'other' });
   return out;

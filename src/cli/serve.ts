@@ -54,6 +54,9 @@ async function serve(argv: string[], io: CliIo): Promise<number> {
     reunlockHint: `unlock it again with kill -HUP ${process.pid} (ficta reads --key-file, FICTA_VAULT_KEY_FILE or FICTA_VAULT_PASSPHRASE again), or restart ficta`,
   });
   const { notices } = session;
+  // Bench-only (ficta bench sets it): bytes allocated per request, read by the harness (src/bench/alloc-probe.ts).
+  const allocFile = io.env.FICTA_BENCH_ALLOC;
+  if (allocFile !== undefined && allocFile !== '') (await import('../bench/alloc-probe.ts')).startAllocProbe(allocFile);
   // Handlers first, then the ready line: whoever reacts to that line may already send signals.
   let stopRequested!: () => void;
   const stopping = new Promise<void>((resolve) => (stopRequested = resolve));

@@ -1,6 +1,7 @@
 // The pino logger factory and the typed events ficta logs. Log lines carry counts, names, sizes and
 // durations only — never a secret value, a request body or a placeholder map, at any level.
 
+import { fstatSync, statSync } from 'node:fs';
 import { pino, type Logger, type LevelWithSilent, type DestinationStream } from 'pino';
 import { formatHumanLine } from './human.ts';
 
@@ -50,8 +51,15 @@ export function resolveLogFormat(format: CreateLoggerOptions['format'], isTty: b
 export function createLogger(options: CreateLoggerOptions): Logger {
   const dest = options.destination ?? 2;
   const isTty = options.isTty ?? (dest === 2 && process.stderr.isTTY === true);
+  // A regular file is written synchronously: a write there does not block on a reader, and it costs one
+  // system call on this thread instead of a hand-off to libuv's pool and back for every line (the request
+  // line cost ~0.07 ms of CPU per request at 16 concurrent, 50 KiB JSON). Pipes and terminals stay async.
   let stream: DestinationStream =
-    typeof dest === 'number' ? pino.destination({ dest, sync: false }) : typeof dest === 'string' ? pino.destination({ dest, sync: false, append: true, mkdir: true }) : dest;
+    typeof dest === 'number'
+      ? pino.destination({ dest, sync: isRegularFile(dest) })
+      : typeof dest === 'string'
+        ? pino.destination({ dest, sync: isRegularFile(dest), append: true, mkdir: true })
+        : dest;
   if (typeof dest === 'number') stream = survivable(stream);
   if (resolveLogFormat(options.format, isTty) === 'text') stream = textStream(stream, isTty && wantsColor(options.env ?? process.env));
   return pino(
@@ -69,6 +77,20 @@ export function createLogger(options: CreateLoggerOptions): Logger {
 /** Logs one typed event with structured fields. */
 export function logEvent(logger: Logger, level: 'info' | 'warn' | 'error' | 'debug', event: LogEvent, fields: Record<string, unknown> = {}): void {
   logger[level]({ event, ...fields });
+}
+
+/** Logs a record that already names its event (no copy of its fields: the per-request line). */
+export function logRecord(logger: Logger, level: 'info' | 'warn', record: { event: LogEvent } & Record<string, unknown>): void {
+  if (logger.isLevelEnabled(level)) logger[level](record);
+}
+
+/** Whether a log destination (an open descriptor, or a path: one that does not exist yet becomes a file) is a regular file. */
+function isRegularFile(dest: number | string): boolean {
+  try {
+    return (typeof dest === 'number' ? fstatSync(dest) : statSync(dest)).isFile();
+  } catch (error) {
+    return typeof dest === 'string' && (error as NodeJS.ErrnoException).code === 'ENOENT';
+  }
 }
 
 /**

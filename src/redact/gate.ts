@@ -44,6 +44,13 @@ export function gateRequest(set: SecretSet, req: OutgoingRequest, options: GateO
 
   // Every body kind is read in every form (views.ts); the kind only names the surface and tells binary
   // data apart, so a mislabelled body is checked just the same.
+  // A rewritten body is scanned whole again, not only in windows around the replacements: what inspect()
+  // finds is not local to a window of the longest pattern. A detected credential runs far from its anchor
+  // (a key block, a JWT) and is confirmed by context (a key id near its secret key); decoded views are
+  // whole strings around a trigger, under a decode budget counted over the whole input; whether a match
+  // is aligned on escape boundaries depends on a backslash run of any length before it, and whether it is
+  // inside a JSON string on the quotes from the start of the body. A window check would have to re-derive
+  // each of these across every view and escape level, and so would no longer be independent of them.
   if (options.scannedCleanBody !== req.body) {
     const surface = req.bodyKind === 'binary' || req.bodyKind === 'multipart' ? `body (${req.bodyKind})` : 'body';
     for (const h of inspect(set, req.body, bodyInspectOptions(req.bodyKind))) add(h.secret, surface);

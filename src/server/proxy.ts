@@ -214,8 +214,8 @@ async function forward(
           log.upstreamHeadersMs = performance.now() - t0;
           log.status = status;
           const headers = publicBase === undefined ? upstreamHeaders : pointBackThroughProxy(upstreamHeaders, route.upstream, publicBase);
-          const gate = createToolCallGate(set, policyOf(set, deps.restore ?? GUARDED), log.restore, log.withheld);
-          const sink = createToolCallSink(gate, route.adapter.id);
+          // With no secrets there is no placeholder to restore, so no tool call to decide on.
+          const sink = set.inert ? undefined : createToolCallSink(createToolCallGate(set, policyOf(set, deps.restore ?? GUARDED), log.restore, log.withheld), route.adapter.id);
           writer = createResponseWriter(
             deps,
             route.adapter,

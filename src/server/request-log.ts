@@ -3,7 +3,7 @@
 // warn level when it is a problem (blocked, egress refused, upstream failure, vault unavailable) so it
 // reaches a warnings-only log. Names and counts only, never a value.
 
-import { logEvent, type Logger } from '../log/logger.ts';
+import { logEvent, logRecord, type Logger } from '../log/logger.ts';
 import { PROBLEM_OUTCOMES, type Outcome } from '../log/outcomes.ts';
 import type { CountMap } from '../redact/replace.ts';
 import type { SecretSet } from '../redact/secret-set.ts';
@@ -11,7 +11,7 @@ import { inspect } from '../redact/inspect.ts';
 import { maskValues } from '../redact/url.ts';
 import type { RestoreStats } from '../restore/restore-bytes.ts';
 import { namedWithheld, type WithheldCounts } from '../sinks/withheld.ts';
-import type { RunStats } from './stats.ts';
+import type { RequestSummary, RunStats } from './stats.ts';
 
 /** One finding of the gate, by secret name and surface. */
 export interface BlockedFinding {
@@ -56,7 +56,9 @@ export function writeRequestLog(deps: RequestLogDeps, log: RequestLog, set: Secr
   const redactions = namedCounts(set, log.redactions);
   const restores = namedCounts(set, log.restore.restores);
   const withheld = log.withheld.size === 0 ? undefined : namedWithheld(set, log.withheld);
-  logEvent(deps.logger, PROBLEM_OUTCOMES.has(log.outcome) ? 'warn' : 'info', 'request', {
+  // One object per line, fields in a fixed order, optional ones added only when present (no spreads).
+  const line: { event: 'request' } & Record<string, unknown> = {
+    event: 'request',
     id: log.id,
     method: log.method,
     route: log.route,
@@ -72,22 +74,25 @@ export function writeRequestLog(deps: RequestLogDeps, log: RequestLog, set: Secr
     redactions,
     restores,
     restoreMisses: log.restore.misses,
-    ...(log.blocked.length === 0 ? {} : { blocked: log.blocked }),
-    ...(withheld === undefined ? {} : { withheld }),
-    ...(log.upstream === undefined ? {} : { upstream: log.upstream }),
-    ...(log.error === undefined ? {} : { error: log.error }),
-  });
-  deps.stats?.record({
+  };
+  if (log.blocked.length > 0) line.blocked = log.blocked;
+  if (withheld !== undefined) line.withheld = withheld;
+  if (log.upstream !== undefined) line.upstream = log.upstream;
+  if (log.error !== undefined) line.error = log.error;
+  logRecord(deps.logger, PROBLEM_OUTCOMES.has(log.outcome) ? 'warn' : 'info', line);
+  if (deps.stats === undefined) return;
+  const summary: RequestSummary = {
     outcome: log.outcome,
     status: log.status,
     redactions,
     restores,
     restoreMisses: log.restore.misses,
-    blocked: [...new Set(log.blocked.map((f) => f.secret))],
-    ...(withheld === undefined ? {} : { withheld }),
-    ...(log.upstream === undefined ? {} : { upstream: log.upstream }),
-    ...(log.error === undefined ? {} : { error: log.error }),
-  });
+    blocked: log.blocked.length === 0 ? [] : [...new Set(log.blocked.map((f) => f.secret))],
+  };
+  if (withheld !== undefined) summary.withheld = withheld;
+  if (log.upstream !== undefined) summary.upstream = log.upstream;
+  if (log.error !== undefined) summary.error = log.error;
+  deps.stats.record(summary);
 }
 
 /** A request answered before any proxying, as logged. */
@@ -172,7 +177,7 @@ export function firstSegmentOnly(path: string): string {
 
 function namedCounts(set: SecretSet | undefined, counts: CountMap): Record<string, number> {
   const out: Record<string, number> = {};
-  if (set === undefined) return out;
+  if (set === undefined || counts.size === 0) return out;
   for (const [idx, n] of counts) {
     const name = set.nameFor(idx);
     out[name] = (out[name] ?? 0) + n;

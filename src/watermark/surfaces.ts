@@ -21,18 +21,46 @@ const DOCUMENT_WRAPPER = /^\s*<document[\s>]/;
 const NESTED = '#nested';
 
 /**
- * Byte strings whose absence proves a body has nothing to mark under `surfaces` (the fast path). Each is
- * a fragment of `"document"`, `"file"`/`"input_file"`, `<document`, `"tool_result"`/`"tool"` or
- * `*_call_output` chosen because Buffer.indexOf finds its absence fast: on a 584 KiB agent body the set
- * costs 96 µs (documents) and 59 µs (tool results), against 0.51 ms to scan the body as JSON.
+ * A check whose false proves a body has nothing to mark under `surfaces` (the fast path: most bodies hold
+ * no document, and scanning one as JSON costs ~0.5 ms per 584 KiB). Documents need `docum` after a quote
+ * (a `"document"` tag), after `<` (a `<document>` wrapper) or after `\u003c` (the same wrapper from a
+ * client that escapes `<`, as Go's encoder does), or the `file_data"` key of a file input; tool results
+ * `"tool` or `_output`. Each search starts with a byte that is rare in JSON text, so Buffer.indexOf skips
+ * at memchr speed: 50 KiB of Messages JSON costs ~13 µs where `"docum` (a quote is on every string)
+ * cost 23 µs alone.
  */
-export function surfaceTriggers(surfaces: Surfaces): Buffer[] | 'always' {
-  if (surfaces.promptText) return 'always';
-  const t: string[] = [];
-  if (surfaces.documents) t.push('"docum', 'file"', '<docum');
-  if (surfaces.toolResults) t.push('"tool', '_output');
-  return t.map((s) => Buffer.from(s));
+export function surfaceCheck(surfaces: Surfaces): (body: Buffer) => boolean {
+  if (surfaces.promptText) return () => true;
+  const tool = surfaces.toolResults ? [Buffer.from('"tool'), Buffer.from('_output')] : [];
+  const documents = surfaces.documents;
+  return (body) => (documents && (hasDocumentTag(body) || hasFileData(body))) || tool.some((t) => body.includes(t));
 }
+
+const DOCUM = Buffer.from('docum');
+const DATA_KEY = Buffer.from('_data"');
+const FILE = Buffer.from('file');
+const ESCAPED_LT = [Buffer.from('\\u003c'), Buffer.from('\\u003C')];
+
+/** `docum` right after `"`, `<` or `\u003c` (each occurrence looked at once). */
+function hasDocumentTag(body: Buffer): boolean {
+  for (let i = body.indexOf(DOCUM); i !== -1; i = body.indexOf(DOCUM, i + 1)) {
+    const before = i > 0 ? body[i - 1] : undefined;
+    if (before === QUOTE || before === LT) return true;
+    if (i >= 6 && ESCAPED_LT.some((e) => body.compare(e, 0, 6, i - 6, i) === 0)) return true;
+  }
+  return false;
+}
+
+/** The `file_data"` key of an OpenAI file input. */
+function hasFileData(body: Buffer): boolean {
+  for (let i = body.indexOf(DATA_KEY); i !== -1; i = body.indexOf(DATA_KEY, i + 1)) {
+    if (i >= 4 && body.compare(FILE, 0, 4, i - 4, i) === 0) return true;
+  }
+  return false;
+}
+
+const QUOTE = 0x22;
+const LT = 0x3c;
 
 /** Every surface in the scanned body, in body order, each string at most once. */
 export function findSurfaces(buf: Buffer, root: JsonNode, surfaces: Surfaces): Surface[] {

@@ -9,7 +9,7 @@ import { decodeString, getKey, scanJson, tagOf, type JsonString } from './json-s
 import { deriveKeys, loadOrCreateKey, type WatermarkKeys } from './key.ts';
 import { rsEncode } from './reed-solomon.ts';
 import type { OpenRegistryOptions, Registry } from './registry.ts';
-import { findSurfaces, surfaceTriggers, type Surface } from './surfaces.ts';
+import { findSurfaces, surfaceCheck, type Surface } from './surfaces.ts';
 
 export interface MarkContext {
   /** The upstream's route name (anthropic, openai, gemini, a named upstream…). */
@@ -151,7 +151,7 @@ export function createWatermarker(options: WatermarkerOptions): Watermarker {
         warn('watermark_registry_error', { code: (error as { code?: unknown }).code ?? 'error', message: error instanceof Error ? error.message : String(error) });
       }
     })());
-  const triggers = surfaceTriggers(config.surfaces);
+  const mayHoldSurface = surfaceCheck(config.surfaces);
   const processSession = `proxy-${new Date(now()).toISOString().slice(0, 19)}-${randomBytes(4).toString('hex')}`;
   const marks = new Map<string, Uint8Array>();
   const sessionsRecorded = new Set<string>();
@@ -227,7 +227,7 @@ export function createWatermarker(options: WatermarkerOptions): Watermarker {
 
   const markBody = (body: Buffer, ctx: MarkContext): MarkOutcome => {
     const unchanged = { body, marked: 0, fingerprinted: 0 };
-    if (triggers !== 'always' && !triggers.some((t) => body.includes(t))) return unchanged;
+    if (!mayHoldSurface(body)) return unchanged;
     const root = scanJson(body);
     if (root === undefined) return unchanged;
     const surfaces = findSurfaces(body, root, config.surfaces);

@@ -146,6 +146,22 @@ describe('markRequestBody', () => {
     expect(content[2].file_data).toBe(`data:application/pdf;base64,${Buffer.from(doc).toString('base64')}`);
   });
 
+  it('marks a <document> wrapper whose < is escaped (Go clients write \\u003c) and a file input alone', () => {
+    const wrapped = `<document title="report">\n${doc}</document>`;
+    const text = JSON.stringify({ model: 'gpt-x', input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: wrapped }] }] });
+    for (const lt of ['\\u003c', '\\u003C']) {
+      const body = Buffer.from(text.replaceAll('<', lt));
+      const out = watermarker().markRequestBody(body, { ...CTX, provider: 'openai', route: '/v1/responses' });
+      expect(out.marked).toBe(1);
+      expect(stripFramesFromText(JSON.parse(out.body.toString()).input[0].content[0].text)).toBe(wrapped);
+    }
+    const file = Buffer.from(JSON.stringify({ model: 'gpt-x', input: [{ role: 'user', content: [{ type: 'input_file', file_data: `data:text/plain;base64,${Buffer.from(doc).toString('base64')}` }] }] }));
+    expect(watermarker().markRequestBody(file, { ...CTX, provider: 'openai', route: '/v1/responses' }).marked).toBe(1);
+    // Prose that only mentions documentation or a file is not scanned (the same Buffer comes back).
+    const prose = Buffer.from(JSON.stringify({ messages: [{ role: 'user', content: `the documentation says file_data: ${doc.slice(0, 3000)}` }] }));
+    expect(watermarker().markRequestBody(prose, CTX).body).toBe(prose);
+  });
+
   it('writes frames as \\u escapes into an ASCII-only body (Python json.dumps) and before CRLF line ends', () => {
     const crlf = `${doc.replace(/\n/g, '\r\n')}Fin — ünïcode.\r\n`;
     const body = Buffer.from(JSON.stringify({ messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'text', data: crlf } }] }] }).replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
