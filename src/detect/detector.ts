@@ -45,8 +45,24 @@ function grammarsOf(kind: Kind): CompiledGrammar[] {
   return g;
 }
 
-/** Builds a detector over every kind not named in `allow`; an allowed name that is no kind is kept as an exact value. */
+const detectors = new Map<string, Detector>();
+
+/**
+ * A detector over every kind not named in `allow`; an allowed name that is no kind is kept as an exact
+ * value. Built once per allow list and shared (discovery and the proxy both want one at start, ~5 ms
+ * each): a detector holds no state between calls to `confirm`.
+ */
 export function createDetector(options: DetectorOptions = {}): Detector {
+  const key = JSON.stringify(options.allow ?? []);
+  let detector = detectors.get(key);
+  if (detector === undefined) {
+    detector = buildDetector(options);
+    detectors.set(key, detector);
+  }
+  return detector;
+}
+
+function buildDetector(options: DetectorOptions): Detector {
   if (KINDS.length > KIND_SLOTS) throw new FictaError('FICTA_DETECT_TOO_MANY_KINDS', 'detect: more kinds than secret-index slots');
   const allowedKinds = new Set<string>();
   const allowedValues = new Set<string>();
