@@ -8,6 +8,7 @@
 import { BODY, type StreamAdapter } from '../providers/types.ts';
 import { PLACEHOLDER_FIRST_BYTE, probePlaceholder } from '../redact/placeholder.ts';
 import type { SecretSet } from '../redact/secret-set.ts';
+import { indexOfNeedle, needle, type Needle } from '../util/needle.ts';
 import type { ChunkTransform } from './body-restorer.ts';
 import { scanEvent, watch } from './event-scan.ts';
 import { applyEdits, type Edit } from './framing.ts';
@@ -114,10 +115,23 @@ export function restoreDocument(set: SecretSet, adapter: StreamAdapter, stats: R
 /** False when `doc` cannot hold a tool call of the adapter: none of its hints, and no `\u` escape that could spell one. */
 function mayHoldCall(adapter: StreamAdapter, doc: Buffer): boolean {
   if (adapter.calls === undefined) return false;
-  const hints = adapter.callHints;
+  const hints = callHintsOf(adapter);
   if (hints === undefined || doc.includes(ESCAPE_U)) return true;
-  for (const h of hints) if (doc.includes(h)) return true;
+  for (const h of hints) if (indexOfNeedle(doc, h) !== -1) return true;
   return false;
+}
+
+const hintNeedles = new WeakMap<StreamAdapter, Needle[]>();
+
+/** The adapter's call hints, prepared once: searched as strings they cost 15–23 µs per 50 KiB each. */
+function callHintsOf(adapter: StreamAdapter): Needle[] | undefined {
+  if (adapter.callHints === undefined) return undefined;
+  let hints = hintNeedles.get(adapter);
+  if (hints === undefined) {
+    hints = adapter.callHints.map(needle);
+    hintNeedles.set(adapter, hints);
+  }
+  return hints;
 }
 
 const ESCAPE_U = Buffer.from('\\u');
