@@ -22,7 +22,7 @@ import { bump } from '../redact/replace.ts';
 import type { SecretSet } from '../redact/secret-set.ts';
 import type { ChunkTransform } from './body-restorer.ts';
 import { createDeltaStream, flushDelta, hasPending, isSettled, noteTool, restoreDelta, toolPiece, type DeltaContext, type DeltaFilter, type DeltaStream } from './delta-stream.ts';
-import { EventQueue, heldEvent } from './event-queue.ts';
+import { EventQueue, heldEvent, type HeldEvent } from './event-queue.ts';
 import { scanEvent, watch, type WatchedString } from './event-scan.ts';
 import { EventShapes } from './event-shape.ts';
 import { type Edit, type FramedEvent, type Framing } from './framing.ts';
@@ -85,7 +85,7 @@ export function createStreamRestorer(set: SecretSet, adapter: StreamAdapter, sta
   /** Another of a run of look-alike deltas of a known stream, accounted without a parse (event-shape.ts): its end, or -1. */
   const skip = (region: Buffer, at: number): number => {
     const m = shapes.matchAt(region, at);
-    const known = m === undefined ? undefined : streams.get(m.key);
+    const known = m === undefined ? undefined : streams.get(m.field.key);
     if (m === undefined || known === undefined) return -1;
     if (!isSettled(known)) known.text.advance(region, m.start, m.end);
     known.hold?.note(region.subarray(m.start, m.end), limit);
@@ -115,15 +115,15 @@ export function createStreamRestorer(set: SecretSet, adapter: StreamAdapter, sta
     const ends = endsAt(ev, obj, text);
     if (ends !== undefined) endStreams(ends);
     // Learning a shape costs a scan: worth it once a run of deltas is being read, not for the first few.
-    else if (fields.length === 1 && opens.length === 0 && ++parsedDeltas > SHAPE_AFTER && ev.data.buffer === block.buffer) learnShape(block, ev.data, fields[0] as DeltaField);
+    else if (fields.length === 1 && opens.length === 0 && ++parsedDeltas > SHAPE_AFTER) learnShape(block, ev.data, fields[0] as DeltaField);
   };
   /** Remembers a plain one-delta event's bytes around its delta string. */
   const learnShape = (block: Buffer, data: Buffer, field: DeltaField): void => {
+    const at = dataOffset(block, data);
+    if (at === -1) return;
     const w = watch(field.path, true);
-    scanEvent(data, true, [w]);
-    if (w.start === -1 || w.duplicate) return;
-    const at = data.byteOffset - block.byteOffset;
-    shapes.learn(block, at + w.start, at + w.end, field.key);
+    if (scanEvent(data, true, [w]).tildes.length > 0 || w.start === -1 || w.duplicate) return;
+    shapes.learn(block, at + w.start, at + w.end, field);
   };
   const backlog = new Backlog(framing, account, endStreams, skip);
 
@@ -165,6 +165,7 @@ export function createStreamRestorer(set: SecretSet, adapter: StreamAdapter, sta
 
   const processEvent = (block: Buffer, out: Buffer[], final: boolean): void => {
     if (!final && untouched(block)) return passUnread(block, out);
+    if (!final && processShaped(block, out)) return;
     const ev = framing.read(block);
     if (ev.data === undefined) {
       send(block, out);
@@ -221,16 +222,9 @@ export function createStreamRestorer(set: SecretSet, adapter: StreamAdapter, sta
     fields.forEach((f, i) => {
       const w = watched[i] as WatchedString;
       const s = streamFor(f.key, f.json, f.tool);
-      const raw = data.subarray(w.start, w.end);
       const last = (final || (ends !== undefined && ends(f.key))) && (lastPiece === undefined || lastPiece.get(f.key) === i);
-      if (s.hold === undefined) {
-        const emit = restoreDelta(ctx, s, raw, last);
-        if (emit !== raw) held.edits.push({ start: w.start, end: w.end, bytes: emit });
-      } else {
-        const now = s.hold.piece(hctx, toolOf(s), toolPiece(ctx, s, raw, last), held, w.start, w.end);
-        if (now !== undefined && now !== raw) held.edits.push({ start: w.start, end: w.end, bytes: now });
-        if (last) done.push(s);
-      }
+      restoreField(s, data, w.start, w.end, held, last);
+      if (last && s.hold !== undefined) done.push(s);
     });
     // Remember this event as the shape to send held bytes in, for streams that hold some.
     fields.forEach((f, i) => {
@@ -249,6 +243,51 @@ export function createStreamRestorer(set: SecretSet, adapter: StreamAdapter, sta
     if (held.open === 0 && held.edits.length === 0) send(block, out);
     else queue.pushEvent(held, out);
     queue.drain(out);
+    // A plain one-delta event: the next ones of its shape are read without a parse (processShaped).
+    if (!final && fields.length === 1 && opens.length === 0 && ends === undefined && copies.length === 0 && sites.length === 0 && scan.tildes.length === 0) {
+      const at = dataOffset(block, data);
+      const w = watched[0] as WatchedString;
+      if (at !== -1) shapes.learn(block, at + w.start, at + w.end, fields[0] as DeltaField);
+    }
+  };
+
+  /**
+   * Reads an event of a learned shape (event-shape.ts: the bytes around its one delta string are those
+   * of a parsed event that had no other field, stream open, end, copy, call or `~`): the same adapter
+   * answers hold for it, so its string is restored as the parsed event's was, without a parse or a scan
+   * for paths. Returns false, doing nothing, for any other event.
+   */
+  const processShaped = (block: Buffer, out: Buffer[]): boolean => {
+    const m = shapes.matchAt(block, 0);
+    if (m === undefined || m.eventEnd !== block.length) return false;
+    const ev = framing.read(block);
+    const data = ev.data;
+    const at = data === undefined ? -1 : dataOffset(block, data);
+    if (data === undefined || at === -1 || ev.whole === true) return false;
+    const f = m.field;
+    if (!backlog.empty && !settled(f.key)) backlog.drainUntil(() => settled(f.key));
+    const s = streamFor(f.key, f.json, f.tool);
+    const start = m.start - at;
+    const end = m.end - at;
+    const held = heldEvent(ev, []);
+    restoreField(s, data, start, end, held, false);
+    if (s.held !== undefined || (s.filter !== undefined && s.filter.pending > 0)) s.template = { event: ev, start, end, others: [], edits: [] };
+    if (held.open === 0 && held.edits.length === 0) send(block, out);
+    else queue.pushEvent(held, out);
+    queue.drain(out);
+    return true;
+  };
+
+  /** One event's piece data[start, end) of stream `s`: restored, or handed to the stream's held tool call; its edit joins the event's. */
+  const restoreField = (s: DeltaStream, data: Buffer, start: number, end: number, held: HeldEvent, last: boolean): void => {
+    const raw = data.subarray(start, end);
+    if (s.hold === undefined) {
+      const emit = restoreDelta(ctx, s, raw, last);
+      if (emit !== raw) held.edits.push({ start, end, bytes: emit });
+      return;
+    }
+    const now = s.hold.piece(hctx, toolOf(s), toolPiece(ctx, s, raw, last), held, start, end);
+    if (now !== undefined && now !== raw) held.edits.push({ start, end, bytes: now });
   };
 
   /** Hands a tool call found whole in the event to the sink; its edits join the event's. */
@@ -331,6 +370,13 @@ const NO_COPIES: CopyField[] = [];
 const NO_OPENS: StreamOpen[] = [];
 const NO_SITES: ToolCallSite[] = [];
 const NO_TOOL: ToolCallInfo = {};
+
+/** Where `data` starts in `block` when it is a run of the block's own bytes (one SSE data line, an NDJSON line), else -1. */
+function dataOffset(block: Buffer, data: Buffer): number {
+  const at = data.byteOffset - block.byteOffset;
+  // Same ArrayBuffer alone is not enough: a copy (data lines joined) may come from the same pool slab.
+  return data.buffer === block.buffer && at >= 0 && at + data.length <= block.length ? at : -1;
+}
 
 /** True when `e` replaces (part of) a delta field's content. */
 function isFieldEdit(e: Edit, watched: readonly WatchedString[]): boolean {
