@@ -47,9 +47,12 @@ function previousLf(buf: Buffer, from: number, floor: number): number {
   return i < floor ? -1 : i;
 }
 
-/** The next LF or CR at or after `from`, or -1; `cursor.cr` caches the next CR (-2 unknown, -1 none). */
-function nextBreak(buf: Buffer, from: number, cursor: { cr: number }): number {
-  const stop = Math.min(buf.length, from + NEAR);
+/**
+ * The next LF or CR at or after `from`, or -1; `cursor.cr` caches the next CR (-2 unknown, -1 none).
+ * The first `near` bytes are looked at one by one.
+ */
+function nextBreak(buf: Buffer, from: number, cursor: { cr: number }, near = NEAR): number {
+  const stop = Math.min(buf.length, from + near);
   for (let k = from; k < stop; k++) {
     const b = buf[k];
     if (b === LF || b === CR) return k;
@@ -133,11 +136,21 @@ export function createSseFraming(maxEventBytes: number): Framing {
         return [];
       }
       const head = end === chunk.length ? chunk : chunk.subarray(0, end);
-      const region = pending.length === 0 ? head : Buffer.concat([...pending, head]);
+      let regions: Buffer[];
+      if (pending.length === 0) regions = [head];
+      else {
+        // Only the event that straddles the chunks is joined (copied): the whole events after it are
+        // passed on as the chunk's own bytes. Its end is the blank line that straddles the join, or the
+        // chunk's first one (the chunk's first byte is the only one whose meaning its pending bytes decide,
+        // and a LF there after a CR ends the same line either way).
+        let first = straddlingEnd(pending, chunk);
+        if (first === -1) first = eventEnd(chunk, 0, { cr: -2 });
+        regions = first === -1 || first >= end ? [Buffer.concat([...pending, head])] : [Buffer.concat([...pending, chunk.subarray(0, first)]), chunk.subarray(first, end)];
+      }
       pending = end === chunk.length ? [] : [chunk.subarray(end)];
       pendingBytes = chunk.length - end;
       if (pendingBytes > maxEventBytes) overflow();
-      return [region];
+      return regions;
     },
     end() {
       if (pendingBytes === 0) return undefined;
@@ -166,20 +179,23 @@ export function createSseFraming(maxEventBytes: number): Framing {
 
 /** A blank line whose end falls in the first bytes of `chunk` but that began in the pending bytes before it. */
 function straddlingEnd(pending: readonly Buffer[], chunk: Buffer): number {
-  // A blank line is at most 4 bytes (CRLF CRLF): the last 3 pending bytes, from however many chunks.
-  const last: Buffer[] = [];
+  // A blank line is at most 4 bytes (CRLF CRLF): the last 3 pending bytes, from however many chunks,
+  // then the chunk's first 4, gathered in a scratch window (synchronous, never nested).
   let n = 0;
   for (let k = pending.length - 1; k >= 0 && n < 3; k--) {
     const p = pending[k] as Buffer;
-    const take = p.subarray(Math.max(0, p.length - (3 - n)));
-    last.unshift(take);
-    n += take.length;
+    for (let i = p.length - 1; i >= 0 && n < 3; i--) WINDOW[2 - n++] = p[i] as number;
   }
-  const tail = Buffer.concat(last);
-  const window = Buffer.concat([tail, chunk.subarray(0, 4)]);
-  const end = lastEventEnd(window);
-  return end > tail.length ? end - tail.length : -1;
+  const t = Math.min(4, chunk.length);
+  for (let i = 0; i < t; i++) WINDOW[3 + i] = chunk[i] as number;
+  const end = lastEventEnd(WINDOW.subarray(3 - n, 3 + t));
+  return end > n ? end - n : -1;
 }
+
+const WINDOW = Buffer.alloc(7);
+
+/** Events up to this many bytes are read without a search call (a delta event is 100–300 bytes). */
+const SMALL_EVENT = 512;
 
 /** Reads one event block: its name, its data (the `data:` lines joined with LF) and a byte-surgery rewrite. */
 export function readSseEvent(block: Buffer): FramedEvent {
@@ -190,8 +206,10 @@ export function readSseEvent(block: Buffer): FramedEvent {
   let more: DataLines | undefined;
   let pos = 0;
   const cursor = { cr: -2 };
+  // A small event (a delta) is read byte by byte: two searches per line cost more than its bytes.
+  const near = block.length <= SMALL_EVENT ? block.length : NEAR;
   while (pos < block.length) {
-    let lineEnd = nextBreak(block, pos, cursor);
+    let lineEnd = nextBreak(block, pos, cursor, near);
     if (lineEnd === -1) lineEnd = block.length;
     let next = lineEnd;
     if (block[next] === CR) next++;
@@ -213,7 +231,7 @@ export function readSseEvent(block: Buffer): FramedEvent {
           more.starts[more.count] = value;
           more.ends[more.count++] = lineEnd;
         }
-      } else name = block.toString('utf8', value, lineEnd);
+      } else name = eventName(block, value, lineEnd);
     }
     pos = next;
   }
@@ -243,6 +261,25 @@ export function readSseEvent(block: Buffer): FramedEvent {
   return { name, data, rewrite: (edits) => rewriteLines(block, lines, edits) };
 }
 
+/** The last event name decoded: a stream repeats a few names, and decoding each costs a string. */
+let lastName = 'message';
+
+/** block[start, end) as an event name. */
+function eventName(block: Buffer, start: number, end: number): string {
+  const n = end - start;
+  if (n === lastName.length) {
+    // ASCII bytes equal to the name's code units are the name; anything else is decoded.
+    let k = 0;
+    for (; k < n; k++) {
+      const b = block[start + k] as number;
+      if (b >= 0x80 || b !== lastName.charCodeAt(k)) break;
+    }
+    if (k === n) return lastName;
+  }
+  lastName = block.toString('utf8', start, end);
+  return lastName;
+}
+
 /** Value spans of an event's data lines (block offsets). */
 interface DataLines {
   starts: Int32Array;
@@ -270,11 +307,20 @@ function growLines(l: DataLines): void {
 /** Applies data-offset edits to a block with one data line. */
 function rewriteLine(block: Buffer, start: number, end: number, edits: readonly Edit[]): Buffer {
   if (edits.length === 0) return block;
-  const mapped = edits.map((e): Edit => {
+  // applyEdits with the offsets shifted in place: one event per placeholder comes through here.
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (let k = 0; k < edits.length; k++) {
+    const e = edits[k] as Edit;
     if (e.end > end - start) throw new FictaError('FICTA_RESTORE_INTERNAL', 'restore: an edit lies past the SSE data');
-    return { start: e.start + start, end: e.end + start, bytes: lineBytes(e.bytes, block, e.start === 0 ? start : -1, end) };
-  });
-  return applyEdits(block, mapped);
+    const s = e.start + start;
+    if (s > at) parts.push(block.subarray(at, s));
+    const bytes = lineBytes(e.bytes, block, e.start === 0 ? start : -1, end);
+    if (bytes.length > 0) parts.push(bytes);
+    at = e.end + start;
+  }
+  if (at < block.length) parts.push(block.subarray(at));
+  return Buffer.concat(parts);
 }
 
 /**
@@ -307,9 +353,10 @@ function rewriteLines(block: Buffer, l: DataLines, edits: readonly Edit[]): Buff
  * after `data:` with no space, a leading space doubled (a reader drops one space after the colon).
  */
 function lineBytes(bytes: Buffer, block: Buffer, valueStart: number, lineEnd: number): Buffer {
-  if (bytes.indexOf(CR) !== -1) throw new FictaError('FICTA_RESTORE_INTERNAL', 'restore: a CR was to be written into SSE data');
+  const breaks = lineBreaks(bytes);
+  if ((breaks & HAS_CR) !== 0) throw new FictaError('FICTA_RESTORE_INTERNAL', 'restore: a CR was to be written into SSE data');
   const lead = valueStart !== -1 && bytes[0] === SPACE && block[valueStart - 1] === COLON ? SPACE_BYTE : undefined;
-  if (bytes.indexOf(LF) === -1) return lead === undefined ? bytes : Buffer.concat([lead, bytes]);
+  if ((breaks & HAS_LF) === 0) return lead === undefined ? bytes : Buffer.concat([lead, bytes]);
   const eol = block[lineEnd] === CR ? (block[lineEnd + 1] === LF ? '\r\n' : '\r') : '\n';
   const joiner = Buffer.from(`${eol}data: `, 'latin1');
   const parts: Buffer[] = lead === undefined ? [] : [lead];
@@ -323,3 +370,17 @@ function lineBytes(bytes: Buffer, block: Buffer, valueStart: number, lineEnd: nu
 }
 
 const SPACE_BYTE = Buffer.from(' ', 'latin1');
+const HAS_LF = 1;
+const HAS_CR = 2;
+
+/** HAS_LF and HAS_CR as `bytes` hold them (short ones, restored values mostly, byte by byte: cheaper than two searches). */
+function lineBreaks(bytes: Buffer): number {
+  if (bytes.length > NEAR) return (bytes.indexOf(LF) === -1 ? 0 : HAS_LF) | (bytes.indexOf(CR) === -1 ? 0 : HAS_CR);
+  let r = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i];
+    if (b === LF) r |= HAS_LF;
+    else if (b === CR) r |= HAS_CR;
+  }
+  return r;
+}
