@@ -235,12 +235,8 @@ export function readSseEvent(block: Buffer): FramedEvent {
     }
     pos = next;
   }
-  if (start0 === -1) return { name, data: undefined, rewrite: () => block };
-  if (more === undefined) {
-    const s0 = start0;
-    const e0 = end0;
-    return { name, data: block.subarray(s0, e0), rewrite: (edits) => rewriteLine(block, s0, e0, edits) };
-  }
+  if (start0 === -1) return new SseEvent(name, undefined, block, 0, 0, undefined);
+  if (more === undefined) return new SseEvent(name, block.subarray(start0, end0), block, start0, end0, undefined);
   const lines: DataLines = { starts: new Int32Array(more.count + 1), ends: new Int32Array(more.count + 1), count: more.count + 1 };
   lines.starts[0] = start0;
   lines.ends[0] = end0;
@@ -258,7 +254,25 @@ export function readSseEvent(block: Buffer): FramedEvent {
     if (e - s > NEAR) o += block.copy(data, o, s, e);
     else for (let i = s; i < e; i++) data[o++] = block[i] as number;
   }
-  return { name, data, rewrite: (edits) => rewriteLines(block, lines, edits) };
+  return new SseEvent(name, data, block, 0, 0, lines);
+}
+
+/** One event block as read (a class: a closure per event cost more than reading the event). */
+class SseEvent implements FramedEvent {
+  constructor(
+    readonly name: string,
+    readonly data: Buffer | undefined,
+    private readonly block: Buffer,
+    /** The one data line's value span, when `lines` is undefined. */
+    private readonly start: number,
+    private readonly end: number,
+    private readonly lines: DataLines | undefined,
+  ) {}
+
+  rewrite(edits: readonly Edit[]): Buffer {
+    if (this.data === undefined) return this.block;
+    return this.lines === undefined ? rewriteLine(this.block, this.start, this.end, edits) : rewriteLines(this.block, this.lines, edits);
+  }
 }
 
 /** The last event name decoded: a stream repeats a few names, and decoding each costs a string. */
