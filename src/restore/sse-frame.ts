@@ -36,10 +36,15 @@ const CRCR = Buffer.from('\r\r', 'latin1');
  * next few bytes first costs short lines no call, and long lines still one search.
  */
 const NEAR = 48;
+/**
+ * Bytes looked at one by one for a line break before a search call: a delta event's data line (100–300
+ * bytes) cost two search calls past NEAR, more than its bytes; a long line pays this once before its search.
+ */
+const LINE_NEAR = 256;
 
 /** The last LF in buf[floor, from], or -1. */
 function previousLf(buf: Buffer, from: number, floor: number): number {
-  const stop = Math.max(from - NEAR, floor - 1);
+  const stop = Math.max(from - LINE_NEAR, floor - 1);
   for (let k = from; k > stop; k--) if (buf[k] === LF) return k;
   // A negative offset would search from the buffer's end.
   if (stop < floor) return -1;
@@ -51,7 +56,7 @@ function previousLf(buf: Buffer, from: number, floor: number): number {
  * The next LF or CR at or after `from`, or -1; `cursor.cr` caches the next CR (-2 unknown, -1 none).
  * The first `near` bytes are looked at one by one.
  */
-function nextBreak(buf: Buffer, from: number, cursor: { cr: number }, near = NEAR): number {
+function nextBreak(buf: Buffer, from: number, cursor: { cr: number }, near = LINE_NEAR): number {
   const stop = Math.min(buf.length, from + near);
   for (let k = from; k < stop; k++) {
     const b = buf[k];
@@ -114,67 +119,85 @@ export function splitEvents(region: Buffer): Buffer[] {
 
 /** The SSE framing: regions of whole events; an unfinished event is kept up to `maxEventBytes`. */
 export function createSseFraming(maxEventBytes: number): Framing {
-  let pending: Buffer[] = [];
-  let pendingBytes = 0;
-  let crRegion: Buffer | undefined;
-  let crFrom = 0;
-  const cursor = { cr: -2 };
-  const overflow = (): never => {
-    throw new FictaError('FICTA_STREAM_OVERFLOW', `restore: an SSE event exceeded ${maxEventBytes} bytes`);
-  };
-  return {
-    push(chunk) {
-      if (chunk.length === 0) return [];
-      // Only the new bytes are searched (plus a blank line that straddles the previous chunk's end),
-      // so an event cut into many chunks or made of many short lines costs its length, not its square.
-      let end = lastEventEnd(chunk);
-      if (end === -1 && pendingBytes > 0) end = straddlingEnd(pending, chunk);
-      if (end === -1) {
-        pending.push(chunk);
-        pendingBytes += chunk.length;
-        if (pendingBytes > maxEventBytes) overflow();
-        return [];
-      }
-      const head = end === chunk.length ? chunk : chunk.subarray(0, end);
-      let regions: Buffer[];
-      if (pending.length === 0) regions = [head];
-      else {
-        // Only the event that straddles the chunks is joined (copied): the whole events after it are
-        // passed on as the chunk's own bytes. Its end is the blank line that straddles the join, or the
-        // chunk's first one (the chunk's first byte is the only one whose meaning its pending bytes decide,
-        // and a LF there after a CR ends the same line either way).
-        let first = straddlingEnd(pending, chunk);
-        if (first === -1) first = eventEnd(chunk, 0, { cr: -2 });
-        regions = first === -1 || first >= end ? [Buffer.concat([...pending, head])] : [Buffer.concat([...pending, chunk.subarray(0, first)]), chunk.subarray(first, end)];
-      }
-      pending = end === chunk.length ? [] : [chunk.subarray(end)];
-      pendingBytes = chunk.length - end;
-      if (pendingBytes > maxEventBytes) overflow();
-      return regions;
-    },
-    end() {
-      if (pendingBytes === 0) return undefined;
-      const rest = pending.length === 1 ? (pending[0] as Buffer) : Buffer.concat(pending);
-      pending = [];
-      pendingBytes = 0;
-      return rest;
-    },
-    nextEventEnd(region, from) {
-      // The next CR is searched once per region, not from every event start (a 16 KiB region without
-      // CR was searched to its end for each event read).
-      if (region !== crRegion || from < crFrom) {
-        crRegion = region;
-        cursor.cr = -2;
-      }
-      crFrom = from;
-      const end = eventEnd(region, from, cursor);
-      return end === -1 ? region.length : end;
-    },
-    lastEventEnd: (region, from, to) => lastEventEnd(region, from, to),
-    read: readSseEvent,
-    // Every CR in data ends a line (the client would read LF): a value holding one cannot arrive exactly.
-    carries: (value) => value.indexOf(CR) === -1,
-  };
+  return new SseFraming(maxEventBytes);
+}
+
+/** The SSE framing's state (a class: one per response, and its methods are not closures made per response). */
+class SseFraming implements Framing {
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private crRegion: Buffer | undefined;
+  private crFrom = 0;
+  private readonly cursor = { cr: -2 };
+
+  constructor(private readonly maxEventBytes: number) {}
+
+  push(chunk: Buffer): Buffer[] {
+    if (chunk.length === 0) return [];
+    // Only the new bytes are searched (plus a blank line that straddles the previous chunk's end),
+    // so an event cut into many chunks or made of many short lines costs its length, not its square.
+    let end = lastEventEnd(chunk);
+    if (end === -1 && this.pendingBytes > 0) end = straddlingEnd(this.pending, chunk);
+    if (end === -1) {
+      this.pending.push(chunk);
+      this.pendingBytes += chunk.length;
+      if (this.pendingBytes > this.maxEventBytes) this.overflow();
+      return [];
+    }
+    const head = end === chunk.length ? chunk : chunk.subarray(0, end);
+    let regions: Buffer[];
+    if (this.pending.length === 0) regions = [head];
+    else {
+      // Only the event that straddles the chunks is joined (copied): the whole events after it are
+      // passed on as the chunk's own bytes. Its end is the blank line that straddles the join, or the
+      // chunk's first one (the chunk's first byte is the only one whose meaning its pending bytes decide,
+      // and a LF there after a CR ends the same line either way).
+      let first = straddlingEnd(this.pending, chunk);
+      if (first === -1) first = eventEnd(chunk, 0, { cr: -2 });
+      regions = first === -1 || first >= end ? [Buffer.concat([...this.pending, head])] : [Buffer.concat([...this.pending, chunk.subarray(0, first)]), chunk.subarray(first, end)];
+    }
+    this.pending = end === chunk.length ? [] : [chunk.subarray(end)];
+    this.pendingBytes = chunk.length - end;
+    if (this.pendingBytes > this.maxEventBytes) this.overflow();
+    return regions;
+  }
+
+  end(): Buffer | undefined {
+    if (this.pendingBytes === 0) return undefined;
+    const rest = this.pending.length === 1 ? (this.pending[0] as Buffer) : Buffer.concat(this.pending);
+    this.pending = [];
+    this.pendingBytes = 0;
+    return rest;
+  }
+
+  nextEventEnd(region: Buffer, from: number): number {
+    // The next CR is searched once per region, not from every event start (a 16 KiB region without
+    // CR was searched to its end for each event read).
+    if (region !== this.crRegion || from < this.crFrom) {
+      this.crRegion = region;
+      this.cursor.cr = -2;
+    }
+    this.crFrom = from;
+    const end = eventEnd(region, from, this.cursor);
+    return end === -1 ? region.length : end;
+  }
+
+  lastEventEnd(region: Buffer, from: number, to: number): number {
+    return lastEventEnd(region, from, to);
+  }
+
+  read(block: Buffer): FramedEvent {
+    return readSseEvent(block);
+  }
+
+  /** Every CR in data ends a line (the client would read LF): a value holding one cannot arrive exactly. */
+  carries(value: Buffer): boolean {
+    return value.indexOf(CR) === -1;
+  }
+
+  private overflow(): never {
+    throw new FictaError('FICTA_STREAM_OVERFLOW', `restore: an SSE event exceeded ${this.maxEventBytes} bytes`);
+  }
 }
 
 /** A blank line whose end falls in the first bytes of `chunk` but that began in the pending bytes before it. */
@@ -207,7 +230,7 @@ export function readSseEvent(block: Buffer): FramedEvent {
   let pos = 0;
   const cursor = { cr: -2 };
   // A small event (a delta) is read byte by byte: two searches per line cost more than its bytes.
-  const near = block.length <= SMALL_EVENT ? block.length : NEAR;
+  const near = block.length <= SMALL_EVENT ? block.length : LINE_NEAR;
   while (pos < block.length) {
     let lineEnd = nextBreak(block, pos, cursor, near);
     if (lineEnd === -1) lineEnd = block.length;

@@ -194,7 +194,6 @@ class StreamRestorer implements ChunkTransform, BacklogReader {
   }
 
   private processEvent(block: Buffer, out: Buffer[], final: boolean): void {
-    if (!final && this.untouched(block)) return this.passUnread(block, out);
     if (!final && this.processShaped(block, out)) return;
     const ev = this.framing.read(block);
     if (ev.data === undefined) {
@@ -360,7 +359,10 @@ class StreamRestorer implements ChunkTransform, BacklogReader {
         }
       }
       const stop = this.framing.nextEventEnd(region, pos);
-      this.processEvent(pos === 0 && stop === region.length ? region : region.subarray(pos, stop), out, false);
+      const block = pos === 0 && stop === region.length ? region : region.subarray(pos, stop);
+      // Without filter work the event holds the `~` or continues a held stream: it is read.
+      if (filtering && this.untouched(block)) this.passUnread(block, out);
+      else this.processEvent(block, out, false);
       this.countPending();
       pos = stop;
     }
