@@ -20,11 +20,11 @@ import { ALL_KEYS, getPath, type CopyField, type DeltaField, type StreamAdapter,
 import { PLACEHOLDER_FIRST_BYTE, probePlaceholder } from '../redact/placeholder.ts';
 import type { SecretSet } from '../redact/secret-set.ts';
 import type { ChunkTransform } from './body-restorer.ts';
-import { createDeltaStream, flushDelta, hasPending, isSettled, noteTool, restoreDelta, toolPiece, type DeltaContext, type DeltaFilter, type DeltaStream } from './delta-stream.ts';
-import { EventQueue, heldEvent, type HeldEvent } from './event-queue.ts';
+import { createDeltaStream, flushDelta, hasPending, isSettled, noteTool, restorePiece, type DeltaContext, type DeltaFilter, type DeltaStream } from './delta-stream.ts';
+import { EventQueue, heldEvent } from './event-queue.ts';
 import { scanEvent, watch, type WatchedString } from './event-scan.ts';
 import { EventShapes } from './event-shape.ts';
-import { type Edit, type FramedEvent, type Framing } from './framing.ts';
+import { dataOffset, type Edit, type FramedEvent, type Framing } from './framing.ts';
 import { parseObject, placeholderEdits } from './placeholder-edits.ts';
 import type { RestoreStats } from './restore-bytes.ts';
 import { HELD_TOO_LARGE, RESTORE_ALL, type RestoreSink } from './restore-sink.ts';
@@ -252,7 +252,7 @@ class StreamRestorer implements ChunkTransform, BacklogReader {
       const w = watched[i] as WatchedString;
       const s = this.streamFor(f.key, f.json, f.tool);
       const last = (final || (ends !== undefined && ends(f.key))) && (lastPiece === undefined || lastPiece.get(f.key) === i);
-      this.restoreField(s, data, w.start, w.end, held, last);
+      restorePiece(this.ctx, this.hctx, s, data, w.start, w.end, held, last);
       if (last && s.hold !== undefined) done.push(s);
     });
     // Remember this event as the shape to send held bytes in, for streams that hold some.
@@ -299,24 +299,12 @@ class StreamRestorer implements ChunkTransform, BacklogReader {
     const start = m.start - at;
     const end = m.end - at;
     const held = heldEvent(ev, []);
-    this.restoreField(s, data, start, end, held, false);
+    restorePiece(this.ctx, this.hctx, s, data, start, end, held, false);
     if (s.held !== undefined || (s.filter !== undefined && s.filter.pending > 0)) s.template = { event: ev, start, end, others: [], edits: [] };
     if (held.open === 0 && held.edits.length === 0) this.send(block, out);
     else this.queue.pushEvent(held, out);
     this.queue.drain(out);
     return true;
-  }
-
-  /** One event's piece data[start, end) of stream `s`: restored, or handed to the stream's held tool call; its edit joins the event's. */
-  private restoreField(s: DeltaStream, data: Buffer, start: number, end: number, held: HeldEvent, last: boolean): void {
-    const raw = data.subarray(start, end);
-    if (s.hold === undefined) {
-      const emit = restoreDelta(this.ctx, s, raw, last);
-      if (emit !== raw) held.edits.push({ start, end, bytes: emit });
-      return;
-    }
-    const now = s.hold.piece(this.hctx, this.toolOf(s), toolPiece(this.ctx, s, raw, last), held, start, end);
-    if (now !== undefined && now !== raw) held.edits.push({ start, end, bytes: now });
   }
 
   /** Hands a tool call found whole in the event to the sink; its edits join the event's. */
@@ -402,13 +390,6 @@ const NO_OPENS: StreamOpen[] = [];
 const NO_SITES: ToolCallSite[] = [];
 const NO_TOOL: ToolCallInfo = {};
 const NEVER = (): boolean => false;
-
-/** Where `data` starts in `block` when it is a run of the block's own bytes (one SSE data line, an NDJSON line), else -1. */
-function dataOffset(block: Buffer, data: Buffer): number {
-  const at = data.byteOffset - block.byteOffset;
-  // Same ArrayBuffer alone is not enough: a copy (data lines joined) may come from the same pool slab.
-  return data.buffer === block.buffer && at >= 0 && at + data.length <= block.length ? at : -1;
-}
 
 /** True when `e` replaces (part of) a delta field's content. */
 function isFieldEdit(e: Edit, watched: readonly WatchedString[]): boolean {
