@@ -1,10 +1,11 @@
-// Recognises an unread event as another of a run of look-alike delta events without parsing it: the
-// bytes before and after its one delta string equal those of an event that was parsed, and what lies
-// between is plain JSON string content. JSON.parse of both then differs only in that string's value,
-// and adapters never classify an event by its delta strings' contents (providers/types.ts), so it has
-// the same stream and the same meaning. Reading a long stream's backlog this way costs a few byte
-// comparisons per event instead of a parse (Anthropic and Chat deltas repeat their shape; events with
-// a counter in them, like Responses' sequence_number, do not match and are parsed).
+// Recognises an event as another of a run of look-alike delta events without parsing it: the bytes
+// before and after its one delta string equal those of an event that was parsed, and what lies between
+// is plain JSON string content. JSON.parse of both then differs only in that string's value, and
+// adapters never classify an event by its delta strings' contents (providers/types.ts), so it has the
+// same stream and the same meaning. Reading a long stream's backlog this way, and restoring the events
+// that hold a `~`, costs a few byte comparisons per event instead of a parse (Anthropic and Chat deltas
+// repeat their shape; events with a counter in them, like Responses' sequence_number, do not match and
+// are parsed).
 
 import type { DeltaField } from '../providers/types.ts';
 
