@@ -56,6 +56,10 @@ export interface StreamOpen {
   tool?: ToolCallInfo;
 }
 
+/**
+ * What an adapter declares per event. No declaration may depend on the contents of the event's delta
+ * strings: restore reads a look-alike delta event by its bytes around them (src/restore/event-shape.ts).
+ */
 export interface StreamAdapter {
   readonly id: AdapterId;
   /** Streamed string fields of this event. Must not depend on the fields' own contents. */

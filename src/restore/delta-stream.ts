@@ -11,7 +11,8 @@ import type { SecretSet } from '../redact/secret-set.ts';
 import type { Edit, FramedEvent } from './framing.ts';
 import { JsonLexer } from './json-lexer.ts';
 import { restoreBytes, type RestoreStats } from './restore-bytes.ts';
-import type { ToolHold } from './tool-hold.ts';
+import type { HeldEvent } from './event-queue.ts';
+import type { HoldContext, ToolHold } from './tool-hold.ts';
 
 /** A per-stream filter over a field's raw content, applied before restore (the watermark frame stripper). */
 export interface DeltaFilter {
@@ -60,6 +61,7 @@ export interface DeltaStream {
 }
 
 const EMPTY = Buffer.alloc(0);
+const NO_TOOL: ToolCallInfo = {};
 
 export function createDeltaStream(key: string, json: boolean, tool: ToolCallInfo | undefined): DeltaStream {
   const text = new JsonLexer('value');
@@ -118,6 +120,21 @@ export function restoreDelta(ctx: DeltaContext, stream: DeltaStream, raw: Buffer
     stream.heldDepth = r.heldDepth;
   }
   return r.parts.length === 1 ? (r.parts[0] as Buffer) : Buffer.concat(r.parts);
+}
+
+/**
+ * One event's piece data[start, end) of the stream: restored, or handed to the stream's held tool call;
+ * the edit that puts it in the event joins `held`'s (none when the piece stays as it came).
+ */
+export function restorePiece(ctx: DeltaContext, hctx: HoldContext, stream: DeltaStream, data: Buffer, start: number, end: number, held: HeldEvent, last: boolean): void {
+  const raw = data.subarray(start, end);
+  if (stream.hold === undefined) {
+    const emit = restoreDelta(ctx, stream, raw, last);
+    if (emit !== raw) held.edits.push({ start, end, bytes: emit });
+    return;
+  }
+  const now = stream.hold.piece(hctx, stream.tool ?? NO_TOOL, toolPiece(ctx, stream, raw, last), held, start, end);
+  if (now !== undefined && now !== raw) held.edits.push({ start, end, bytes: now });
 }
 
 /**

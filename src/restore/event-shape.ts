@@ -1,10 +1,13 @@
-// Recognises an unread event as another of a run of look-alike delta events without parsing it: the
-// bytes before and after its one delta string equal those of an event that was parsed, and what lies
-// between is plain JSON string content. JSON.parse of both then differs only in that string's value,
-// and adapters never classify an event by its delta strings' contents (providers/types.ts), so it has
-// the same stream and the same meaning. Reading a long stream's backlog this way costs a few byte
-// comparisons per event instead of a parse (Anthropic and Chat deltas repeat their shape; events with
-// a counter in them, like Responses' sequence_number, do not match and are parsed).
+// Recognises an event as another of a run of look-alike delta events without parsing it: the bytes
+// before and after its one delta string equal those of an event that was parsed, and what lies between
+// is plain JSON string content. JSON.parse of both then differs only in that string's value, and
+// adapters never classify an event by its delta strings' contents (providers/types.ts), so it has the
+// same stream and the same meaning. Reading a long stream's backlog this way, and restoring the events
+// that hold a `~`, costs a few byte comparisons per event instead of a parse (Anthropic and Chat deltas
+// repeat their shape; events with a counter in them, like Responses' sequence_number, do not match and
+// are parsed).
+
+import type { DeltaField } from '../providers/types.ts';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -15,13 +18,13 @@ const SHAPES = 4;
 interface Shape {
   prefix: Buffer;
   suffix: Buffer;
-  /** The stream the delta string continues. */
-  key: string;
+  /** The delta field the string is, as the adapter declared it for the event learned. */
+  field: DeltaField;
 }
 
-/** A recognised event: its delta string continues stream `key` and holds region[start, end); it ends at eventEnd. */
+/** A recognised event: its delta string is `field` (of stream `field.key`) and holds region[start, end); it ends at eventEnd. */
 export interface ShapeMatch {
-  key: string;
+  field: DeltaField;
   start: number;
   end: number;
   eventEnd: number;
@@ -44,14 +47,14 @@ export class EventShapes {
       if (!equalAt(region, at, s.prefix)) continue;
       const close = stringEnd(region, at + p);
       if (close === -1 || region.length - close < q || !equalAt(region, close, s.suffix)) continue;
-      return { key: s.key, start: at + p, end: close, eventEnd: close + q };
+      return { field: s.field, start: at + p, end: close, eventEnd: close + q };
     }
     return undefined;
   }
 
-  /** Remembers `block` as a shape: its one delta string (of stream `key`) has its content at [start, end). */
-  learn(block: Buffer, start: number, end: number, key: string): void {
-    const shape: Shape = { prefix: Buffer.from(block.subarray(0, start)), suffix: Buffer.from(block.subarray(end)), key };
+  /** Remembers `block` as a shape: its one delta string, `field`, has its content at [start, end). */
+  learn(block: Buffer, start: number, end: number, field: DeltaField): void {
+    const shape: Shape = { prefix: Buffer.from(block.subarray(0, start)), suffix: Buffer.from(block.subarray(end)), field };
     this.shapes[this.next] = shape;
     this.next = (this.next + 1) % SHAPES;
   }

@@ -66,3 +66,10 @@ export function applyEdits(buf: Buffer, edits: readonly Edit[], base = 0): Buffe
   if (at < buf.length) parts.push(buf.subarray(at));
   return Buffer.concat(parts);
 }
+
+/** Where `data` starts in `block` when it is a run of the block's own bytes (one SSE data line, an NDJSON line), else -1. */
+export function dataOffset(block: Buffer, data: Buffer): number {
+  const at = data.byteOffset - block.byteOffset;
+  // Same ArrayBuffer alone is not enough: a copy (data lines joined) may come from the same pool slab.
+  return data.buffer === block.buffer && at >= 0 && at + data.length <= block.length ? at : -1;
+}

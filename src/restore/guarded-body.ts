@@ -14,7 +14,7 @@ import { scanEvent, watch } from './event-scan.ts';
 import { applyEdits, type Edit } from './framing.ts';
 import type { RestoreStats } from './restore-bytes.ts';
 import { HELD_TOO_LARGE, type RestoreSink } from './restore-sink.ts';
-import { parseObject, placeholderEdits } from './stream-restorer.ts';
+import { parseObject, placeholderEdits } from './placeholder-edits.ts';
 
 /**
  * A body restorer for `adapter`'s bodies whose tool calls `sink` decides: `json` (declared JSON) or `text`

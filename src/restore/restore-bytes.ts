@@ -42,7 +42,7 @@ export function restoreBytes(
   stats: RestoreStats,
   holdPartial: boolean,
 ): RestoreResult {
-  let i = buf.indexOf(PLACEHOLDER_FIRST_BYTE);
+  let i = nextTilde(buf, 0);
   if (i === -1) return { parts: [buf], heldFrom: -1, heldDepth: 0, changed: false };
   const parts: Buffer[] = [];
   let pos = 0;
@@ -61,7 +61,7 @@ export function restoreBytes(
         bump(stats.restores, secret);
         pos = i + PLACEHOLDER_LENGTH;
         changed = true;
-        i = buf.indexOf(PLACEHOLDER_FIRST_BYTE, pos);
+        i = nextTilde(buf, pos);
         continue;
       }
       stats.misses++;
@@ -72,10 +72,20 @@ export function restoreBytes(
       heldDepth = depthAt(i);
       break;
     }
-    i = buf.indexOf(PLACEHOLDER_FIRST_BYTE, i + 1);
+    i = nextTilde(buf, i + 1);
   }
   const end = heldFrom === -1 ? buf.length : heldFrom;
   if (!changed) return { parts: [end === buf.length ? buf : buf.subarray(0, end)], heldFrom, heldDepth, changed: false };
   if (end > pos) parts.push(buf.subarray(pos, end));
   return { parts, heldFrom, heldDepth, changed };
+}
+
+/** Bytes looked at one by one before a search call (a delta's piece is tens of bytes: a call costs more). */
+const NEAR = 64;
+
+/** The next `~` in `buf` at or after `from`, or -1. */
+function nextTilde(buf: Buffer, from: number): number {
+  const stop = Math.min(buf.length, from + NEAR);
+  for (let i = from; i < stop; i++) if (buf[i] === PLACEHOLDER_FIRST_BYTE) return i;
+  return stop >= buf.length ? -1 : buf.indexOf(PLACEHOLDER_FIRST_BYTE, stop);
 }

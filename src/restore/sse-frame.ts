@@ -1,10 +1,11 @@
 // Server-sent events at the byte level (WHATWG HTML §9.2): the SSE framing of the stream restorer —
 // finding where complete events end (each byte searched once, however the event is cut into chunks
-// and lines), splitting a region into event blocks, and reading and rewriting one block by byte
-// surgery. Lines end in CRLF, LF or CR; a blank line ends an event. Nothing is decoded here.
+// and lines), splitting a region into event blocks, and reading one block (its rewrite by byte surgery:
+// sse-event.ts). Lines end in CRLF, LF or CR; a blank line ends an event. Nothing is decoded here.
 
 import { FictaError } from '../errors.ts';
-import { applyEdits, type Edit, type FramedEvent, type Framing } from './framing.ts';
+import { type FramedEvent, type Framing } from './framing.ts';
+import { SseEvent, type DataLines } from './sse-event.ts';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -36,10 +37,15 @@ const CRCR = Buffer.from('\r\r', 'latin1');
  * next few bytes first costs short lines no call, and long lines still one search.
  */
 const NEAR = 48;
+/**
+ * Bytes looked at one by one for a line break before a search call: a delta event's data line (100–300
+ * bytes) cost two search calls past NEAR, more than its bytes; a long line pays this once before its search.
+ */
+const LINE_NEAR = 256;
 
 /** The last LF in buf[floor, from], or -1. */
 function previousLf(buf: Buffer, from: number, floor: number): number {
-  const stop = Math.max(from - NEAR, floor - 1);
+  const stop = Math.max(from - LINE_NEAR, floor - 1);
   for (let k = from; k > stop; k--) if (buf[k] === LF) return k;
   // A negative offset would search from the buffer's end.
   if (stop < floor) return -1;
@@ -47,9 +53,12 @@ function previousLf(buf: Buffer, from: number, floor: number): number {
   return i < floor ? -1 : i;
 }
 
-/** The next LF or CR at or after `from`, or -1; `cursor.cr` caches the next CR (-2 unknown, -1 none). */
-function nextBreak(buf: Buffer, from: number, cursor: { cr: number }): number {
-  const stop = Math.min(buf.length, from + NEAR);
+/**
+ * The next LF or CR at or after `from`, or -1; `cursor.cr` caches the next CR (-2 unknown, -1 none).
+ * The first `near` bytes are looked at one by one.
+ */
+function nextBreak(buf: Buffer, from: number, cursor: { cr: number }, near = LINE_NEAR): number {
+  const stop = Math.min(buf.length, from + near);
   for (let k = from; k < stop; k++) {
     const b = buf[k];
     if (b === LF || b === CR) return k;
@@ -111,75 +120,106 @@ export function splitEvents(region: Buffer): Buffer[] {
 
 /** The SSE framing: regions of whole events; an unfinished event is kept up to `maxEventBytes`. */
 export function createSseFraming(maxEventBytes: number): Framing {
-  let pending: Buffer[] = [];
-  let pendingBytes = 0;
-  let crRegion: Buffer | undefined;
-  let crFrom = 0;
-  const cursor = { cr: -2 };
-  const overflow = (): never => {
-    throw new FictaError('FICTA_STREAM_OVERFLOW', `restore: an SSE event exceeded ${maxEventBytes} bytes`);
-  };
-  return {
-    push(chunk) {
-      if (chunk.length === 0) return [];
-      // Only the new bytes are searched (plus a blank line that straddles the previous chunk's end),
-      // so an event cut into many chunks or made of many short lines costs its length, not its square.
-      let end = lastEventEnd(chunk);
-      if (end === -1 && pendingBytes > 0) end = straddlingEnd(pending, chunk);
-      if (end === -1) {
-        pending.push(chunk);
-        pendingBytes += chunk.length;
-        if (pendingBytes > maxEventBytes) overflow();
-        return [];
-      }
-      const head = end === chunk.length ? chunk : chunk.subarray(0, end);
-      const region = pending.length === 0 ? head : Buffer.concat([...pending, head]);
-      pending = end === chunk.length ? [] : [chunk.subarray(end)];
-      pendingBytes = chunk.length - end;
-      if (pendingBytes > maxEventBytes) overflow();
-      return [region];
-    },
-    end() {
-      if (pendingBytes === 0) return undefined;
-      const rest = pending.length === 1 ? (pending[0] as Buffer) : Buffer.concat(pending);
-      pending = [];
-      pendingBytes = 0;
-      return rest;
-    },
-    nextEventEnd(region, from) {
-      // The next CR is searched once per region, not from every event start (a 16 KiB region without
-      // CR was searched to its end for each event read).
-      if (region !== crRegion || from < crFrom) {
-        crRegion = region;
-        cursor.cr = -2;
-      }
-      crFrom = from;
-      const end = eventEnd(region, from, cursor);
-      return end === -1 ? region.length : end;
-    },
-    lastEventEnd: (region, from, to) => lastEventEnd(region, from, to),
-    read: readSseEvent,
-    // Every CR in data ends a line (the client would read LF): a value holding one cannot arrive exactly.
-    carries: (value) => value.indexOf(CR) === -1,
-  };
+  return new SseFraming(maxEventBytes);
+}
+
+/** The SSE framing's state (a class: one per response, and its methods are not closures made per response). */
+class SseFraming implements Framing {
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private crRegion: Buffer | undefined;
+  private crFrom = 0;
+  private readonly cursor = { cr: -2 };
+
+  constructor(private readonly maxEventBytes: number) {}
+
+  push(chunk: Buffer): Buffer[] {
+    if (chunk.length === 0) return [];
+    // Only the new bytes are searched (plus a blank line that straddles the previous chunk's end),
+    // so an event cut into many chunks or made of many short lines costs its length, not its square.
+    let end = lastEventEnd(chunk);
+    if (end === -1 && this.pendingBytes > 0) end = straddlingEnd(this.pending, chunk);
+    if (end === -1) {
+      this.pending.push(chunk);
+      this.pendingBytes += chunk.length;
+      if (this.pendingBytes > this.maxEventBytes) this.overflow();
+      return [];
+    }
+    const head = end === chunk.length ? chunk : chunk.subarray(0, end);
+    let regions: Buffer[];
+    if (this.pending.length === 0) regions = [head];
+    else {
+      // Only the event that straddles the chunks is joined (copied): the whole events after it are
+      // passed on as the chunk's own bytes. Its end is the blank line that straddles the join, or the
+      // chunk's first one (the chunk's first byte is the only one whose meaning its pending bytes decide,
+      // and a LF there after a CR ends the same line either way).
+      let first = straddlingEnd(this.pending, chunk);
+      if (first === -1) first = eventEnd(chunk, 0, { cr: -2 });
+      regions = first === -1 || first >= end ? [Buffer.concat([...this.pending, head])] : [Buffer.concat([...this.pending, chunk.subarray(0, first)]), chunk.subarray(first, end)];
+    }
+    this.pending = end === chunk.length ? [] : [chunk.subarray(end)];
+    this.pendingBytes = chunk.length - end;
+    if (this.pendingBytes > this.maxEventBytes) this.overflow();
+    return regions;
+  }
+
+  end(): Buffer | undefined {
+    if (this.pendingBytes === 0) return undefined;
+    const rest = this.pending.length === 1 ? (this.pending[0] as Buffer) : Buffer.concat(this.pending);
+    this.pending = [];
+    this.pendingBytes = 0;
+    return rest;
+  }
+
+  nextEventEnd(region: Buffer, from: number): number {
+    // The next CR is searched once per region, not from every event start (a 16 KiB region without
+    // CR was searched to its end for each event read).
+    if (region !== this.crRegion || from < this.crFrom) {
+      this.crRegion = region;
+      this.cursor.cr = -2;
+    }
+    this.crFrom = from;
+    const end = eventEnd(region, from, this.cursor);
+    return end === -1 ? region.length : end;
+  }
+
+  lastEventEnd(region: Buffer, from: number, to: number): number {
+    return lastEventEnd(region, from, to);
+  }
+
+  read(block: Buffer): FramedEvent {
+    return readSseEvent(block);
+  }
+
+  /** Every CR in data ends a line (the client would read LF): a value holding one cannot arrive exactly. */
+  carries(value: Buffer): boolean {
+    return value.indexOf(CR) === -1;
+  }
+
+  private overflow(): never {
+    throw new FictaError('FICTA_STREAM_OVERFLOW', `restore: an SSE event exceeded ${this.maxEventBytes} bytes`);
+  }
 }
 
 /** A blank line whose end falls in the first bytes of `chunk` but that began in the pending bytes before it. */
 function straddlingEnd(pending: readonly Buffer[], chunk: Buffer): number {
-  // A blank line is at most 4 bytes (CRLF CRLF): the last 3 pending bytes, from however many chunks.
-  const last: Buffer[] = [];
+  // A blank line is at most 4 bytes (CRLF CRLF): the last 3 pending bytes, from however many chunks,
+  // then the chunk's first 4, gathered in a scratch window (synchronous, never nested).
   let n = 0;
   for (let k = pending.length - 1; k >= 0 && n < 3; k--) {
     const p = pending[k] as Buffer;
-    const take = p.subarray(Math.max(0, p.length - (3 - n)));
-    last.unshift(take);
-    n += take.length;
+    for (let i = p.length - 1; i >= 0 && n < 3; i--) WINDOW[2 - n++] = p[i] as number;
   }
-  const tail = Buffer.concat(last);
-  const window = Buffer.concat([tail, chunk.subarray(0, 4)]);
-  const end = lastEventEnd(window);
-  return end > tail.length ? end - tail.length : -1;
+  const t = Math.min(4, chunk.length);
+  for (let i = 0; i < t; i++) WINDOW[3 + i] = chunk[i] as number;
+  const end = lastEventEnd(WINDOW.subarray(3 - n, 3 + t));
+  return end > n ? end - n : -1;
 }
+
+const WINDOW = Buffer.alloc(7);
+
+/** Events up to this many bytes are read without a search call (a delta event is 100–300 bytes). */
+const SMALL_EVENT = 512;
 
 /** Reads one event block: its name, its data (the `data:` lines joined with LF) and a byte-surgery rewrite. */
 export function readSseEvent(block: Buffer): FramedEvent {
@@ -190,8 +230,10 @@ export function readSseEvent(block: Buffer): FramedEvent {
   let more: DataLines | undefined;
   let pos = 0;
   const cursor = { cr: -2 };
+  // A small event (a delta) is read byte by byte: two searches per line cost more than its bytes.
+  const near = block.length <= SMALL_EVENT ? block.length : LINE_NEAR;
   while (pos < block.length) {
-    let lineEnd = nextBreak(block, pos, cursor);
+    let lineEnd = nextBreak(block, pos, cursor, near);
     if (lineEnd === -1) lineEnd = block.length;
     let next = lineEnd;
     if (block[next] === CR) next++;
@@ -213,16 +255,12 @@ export function readSseEvent(block: Buffer): FramedEvent {
           more.starts[more.count] = value;
           more.ends[more.count++] = lineEnd;
         }
-      } else name = block.toString('utf8', value, lineEnd);
+      } else name = eventName(block, value, lineEnd);
     }
     pos = next;
   }
-  if (start0 === -1) return { name, data: undefined, rewrite: () => block };
-  if (more === undefined) {
-    const s0 = start0;
-    const e0 = end0;
-    return { name, data: block.subarray(s0, e0), rewrite: (edits) => rewriteLine(block, s0, e0, edits) };
-  }
+  if (start0 === -1) return new SseEvent(name, undefined, block, 0, 0, undefined);
+  if (more === undefined) return new SseEvent(name, block.subarray(start0, end0), block, start0, end0, undefined);
   const lines: DataLines = { starts: new Int32Array(more.count + 1), ends: new Int32Array(more.count + 1), count: more.count + 1 };
   lines.starts[0] = start0;
   lines.ends[0] = end0;
@@ -240,14 +278,26 @@ export function readSseEvent(block: Buffer): FramedEvent {
     if (e - s > NEAR) o += block.copy(data, o, s, e);
     else for (let i = s; i < e; i++) data[o++] = block[i] as number;
   }
-  return { name, data, rewrite: (edits) => rewriteLines(block, lines, edits) };
+  return new SseEvent(name, data, block, 0, 0, lines);
 }
 
-/** Value spans of an event's data lines (block offsets). */
-interface DataLines {
-  starts: Int32Array;
-  ends: Int32Array;
-  count: number;
+/** The last event name decoded: a stream repeats a few names, and decoding each costs a string. */
+let lastName = 'message';
+
+/** block[start, end) as an event name. */
+function eventName(block: Buffer, start: number, end: number): string {
+  const n = end - start;
+  if (n === lastName.length) {
+    // ASCII bytes equal to the name's code units are the name; anything else is decoded.
+    let k = 0;
+    for (; k < n; k++) {
+      const b = block[start + k] as number;
+      if (b >= 0x80 || b !== lastName.charCodeAt(k)) break;
+    }
+    if (k === n) return lastName;
+  }
+  lastName = block.toString('utf8', start, end);
+  return lastName;
 }
 
 const DATA = Buffer.from('data');
@@ -266,60 +316,3 @@ function growLines(l: DataLines): void {
   l.starts = starts;
   l.ends = ends;
 }
-
-/** Applies data-offset edits to a block with one data line. */
-function rewriteLine(block: Buffer, start: number, end: number, edits: readonly Edit[]): Buffer {
-  if (edits.length === 0) return block;
-  const mapped = edits.map((e): Edit => {
-    if (e.end > end - start) throw new FictaError('FICTA_RESTORE_INTERNAL', 'restore: an edit lies past the SSE data');
-    return { start: e.start + start, end: e.end + start, bytes: lineBytes(e.bytes, block, e.start === 0 ? start : -1, end) };
-  });
-  return applyEdits(block, mapped);
-}
-
-/**
- * Applies data-offset edits to the block. A replacement that holds LF (a raw value restored into
- * non-JSON data) is split into further `data:` lines with the block's own line ending: the client
- * joins data lines with LF, so it reads the value exactly. A CR never gets here (see `carries`).
- */
-function rewriteLines(block: Buffer, l: DataLines, edits: readonly Edit[]): Buffer {
-  if (edits.length === 0) return block;
-  const { starts, ends } = l;
-  const mapped: Edit[] = [];
-  let k = 0;
-  let dataStart = 0;
-  for (const e of edits) {
-    while (k < l.count - 1 && e.start > dataStart + ((ends[k] as number) - (starts[k] as number))) {
-      dataStart += (ends[k] as number) - (starts[k] as number) + 1;
-      k++;
-    }
-    const len = (ends[k] as number) - (starts[k] as number);
-    if (e.end - dataStart > len) throw new FictaError('FICTA_RESTORE_INTERNAL', 'restore: an edit crossed an SSE data line');
-    const at = (starts[k] as number) - dataStart;
-    mapped.push({ start: e.start + at, end: e.end + at, bytes: lineBytes(e.bytes, block, e.start === dataStart ? (starts[k] as number) : -1, ends[k] as number) });
-  }
-  return applyEdits(block, mapped);
-}
-
-/**
- * `bytes` as they must stand in a data line ending at `lineEnd`: every LF turned into a line end (the
- * block's own) followed by `data: `; and, when they start the line's value (`valueStart`, else -1) right
- * after `data:` with no space, a leading space doubled (a reader drops one space after the colon).
- */
-function lineBytes(bytes: Buffer, block: Buffer, valueStart: number, lineEnd: number): Buffer {
-  if (bytes.indexOf(CR) !== -1) throw new FictaError('FICTA_RESTORE_INTERNAL', 'restore: a CR was to be written into SSE data');
-  const lead = valueStart !== -1 && bytes[0] === SPACE && block[valueStart - 1] === COLON ? SPACE_BYTE : undefined;
-  if (bytes.indexOf(LF) === -1) return lead === undefined ? bytes : Buffer.concat([lead, bytes]);
-  const eol = block[lineEnd] === CR ? (block[lineEnd + 1] === LF ? '\r\n' : '\r') : '\n';
-  const joiner = Buffer.from(`${eol}data: `, 'latin1');
-  const parts: Buffer[] = lead === undefined ? [] : [lead];
-  let at = 0;
-  for (let i = bytes.indexOf(LF); i !== -1; i = bytes.indexOf(LF, at)) {
-    parts.push(bytes.subarray(at, i), joiner);
-    at = i + 1;
-  }
-  parts.push(bytes.subarray(at));
-  return Buffer.concat(parts);
-}
-
-const SPACE_BYTE = Buffer.from(' ', 'latin1');

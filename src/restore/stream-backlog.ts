@@ -13,8 +13,18 @@ import type { Framing } from './framing.ts';
  */
 export const STREAM_BACKLOG_BYTES = 4 * 1024 * 1024;
 
+/** What reads a backlog: the stream restorer. */
+export interface BacklogReader {
+  /** Reads one event that passed unread (in stream order). */
+  account(block: Buffer): void;
+  /** Ends the streams `pred` matches (a marker queued with `mark`). */
+  endStreams(pred: (key: string) => boolean): void;
+  /** Accounts for the event at `at` without reading it when it can (event-shape.ts): where it ends, else -1. */
+  skip(region: Buffer, at: number): number;
+}
+
 /**
- * A backlog read with `account(block)` per event and `end(pred)` per marker. A class rather than an
+ * A backlog read with the reader's `account(block)` per event and `endStreams(pred)` per marker. A class rather than an
  * object literal with getters: those literals are created through V8's slow path, and a fresh one per
  * response was promoted to the old generation (3.9 MB per scavenge in a loop of restorers).
  */
@@ -25,15 +35,10 @@ export class Backlog {
   private at = 0;
   private kept = 0;
 
-  /**
-   * `skip(region, at)`: when it can account for the event at `at` without reading it (event-shape.ts),
-   * it does and returns where the event ends; otherwise -1 and `account` reads the event.
-   */
+  /** Events the reader's `skip` cannot account for are read with its `account`. */
   constructor(
     private readonly framing: Framing,
-    private readonly account: (block: Buffer) => void,
-    private readonly end: (pred: (key: string) => boolean) => void,
-    private readonly skip: (region: Buffer, at: number) => number = () => -1,
+    private readonly reader: BacklogReader,
   ) {}
 
   /** Bytes kept unread. */
@@ -64,14 +69,14 @@ export class Backlog {
       if (done()) return;
       const item = this.items[this.head] as Buffer | ((key: string) => boolean);
       if (typeof item === 'function') {
-        this.end(item);
+        this.reader.endStreams(item);
         this.items[this.head++] = EMPTY;
         continue;
       }
-      let stop = this.skip(item, this.at);
+      let stop = this.reader.skip(item, this.at);
       if (stop === -1) {
         stop = this.framing.nextEventEnd(item, this.at);
-        this.account(this.at === 0 && stop === item.length ? item : item.subarray(this.at, stop));
+        this.reader.account(this.at === 0 && stop === item.length ? item : item.subarray(this.at, stop));
       }
       this.kept -= stop - this.at;
       this.at = stop;

@@ -10,14 +10,15 @@ describe('event shapes', () => {
   const shapes = new EventShapes();
   const learned = Buffer.from(ev('hello'));
   const start = learned.indexOf('hello');
-  shapes.learn(learned, start, start + 5, '0');
+  const field = { key: '0', path: ['delta', 'text'], json: false };
+  shapes.learn(learned, start, start + 5, field);
 
   it('recognises an event that differs only in its delta string, and says where it ends', () => {
     for (const text of ['', 'x', 'a \\"quoted\\" \\\\ \\u00e9\\n tab\\t', '日本語 😀']) {
       const region = Buffer.from(`${ev('first')}${ev(text)}`);
       const at = ev('first').length;
       const m = shapes.matchAt(region, at);
-      expect(m, text).toEqual({ key: '0', start: at + start, end: at + start + Buffer.byteLength(text), eventEnd: region.length });
+      expect(m, text).toEqual({ field, start: at + start, end: at + start + Buffer.byteLength(text), eventEnd: region.length });
     }
   });
 
