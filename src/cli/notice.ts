@@ -3,6 +3,7 @@
 // ficta writes to stderr parses.
 
 import type { Writable } from 'node:stream';
+import { flushLogs } from '../log/batched-file.ts';
 
 /** Keys every JSON line starts with; a field may not repeat them. */
 const RESERVED = new Set(['level', 'time', 'name', 'event', 'msg']);
@@ -18,7 +19,9 @@ export interface Notices {
 }
 
 /** Notices written to `stderr`. */
-export function createNotices(stderr: Writable, json: boolean): Notices {
+export function createNotices(out: Writable, json: boolean): Notices {
+  // Log lines gathered for a file that may be this same stderr go first, so the two keep their order.
+  const stderr = { write: (text: string): void => (flushLogs(), void out.write(text)) };
   const jsonLine = (level: string, event: string, msg: string | undefined, fields: Record<string, unknown>): void => {
     const line: Record<string, unknown> = { level, time: new Date().toISOString(), name: 'ficta', event };
     for (const [k, v] of Object.entries(fields)) if (!RESERVED.has(k) && v !== undefined) line[k] = v;

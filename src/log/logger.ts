@@ -3,6 +3,7 @@
 
 import { fstatSync, statSync } from 'node:fs';
 import { pino, type Logger, type LevelWithSilent, type DestinationStream } from 'pino';
+import { batchedFile, LOG_BATCH_BYTES, type Boom } from './batched-file.ts';
 import { formatHumanLine } from './human.ts';
 
 export type LogLevel = LevelWithSilent;
@@ -51,16 +52,19 @@ export function resolveLogFormat(format: CreateLoggerOptions['format'], isTty: b
 export function createLogger(options: CreateLoggerOptions): Logger {
   const dest = options.destination ?? 2;
   const isTty = options.isTty ?? (dest === 2 && process.stderr.isTTY === true);
-  // A regular file is written synchronously: a write there does not block on a reader, and it costs one
-  // system call on this thread instead of a hand-off to libuv's pool and back for every line (the request
-  // line cost ~0.07 ms of CPU per request at 16 concurrent, 50 KiB JSON). Pipes and terminals stay async.
+  // A regular file is written synchronously, in batches (batched-file.ts): a write there does not block on
+  // a reader, and a hand-off to libuv's pool and back for every line cost ~0.07 ms of CPU per request at 16
+  // concurrent, 50 KiB JSON; one synchronous write per line ~0.02 ms. Pipes and terminals stay async.
+  const file = typeof dest !== 'object' && isRegularFile(dest);
   let stream: DestinationStream =
-    typeof dest === 'number'
-      ? pino.destination({ dest, sync: isRegularFile(dest) })
-      : typeof dest === 'string'
-        ? pino.destination({ dest, sync: isRegularFile(dest), append: true, mkdir: true })
-        : dest;
-  if (typeof dest === 'number') stream = survivable(stream);
+    typeof dest === 'object'
+      ? dest
+      : file
+        ? batchedFile(pino.destination({ dest, sync: true, minLength: LOG_BATCH_BYTES, ...(typeof dest === 'string' ? { append: true, mkdir: true } : {}) }) as Boom)
+        : typeof dest === 'number'
+          ? pino.destination({ dest, sync: false })
+          : pino.destination({ dest, sync: false, append: true, mkdir: true });
+  if (typeof dest === 'number' && !file) stream = survivable(stream);
   if (resolveLogFormat(options.format, isTty) === 'text') stream = textStream(stream, isTty && wantsColor(options.env ?? process.env));
   return pino(
     {
