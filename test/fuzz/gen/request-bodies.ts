@@ -182,6 +182,9 @@ export const multipartEscaped: RequestGen = (rng) => multipartCase(rng, 'escaped
 /** Multipart parts holding percent-encoded values. */
 export const multipartPercent: RequestGen = (rng) => multipartCase(rng, 'percent');
 
+/** The provider prefixes values.ts gives tokens. */
+const TOKEN_PREFIX = /^(sk-ant-api03-|sk-proj-|sk-|ghp_|xoxb-|AKIA|glpat-|hf_)/;
+
 /**
  * Text next to a JSON escape that reads like a value when the escape is ignored: a value ending in a
  * backslash whose stem is followed by `\"`, a value starting with an escape letter (`n t r b f u`)
@@ -189,7 +192,10 @@ export const multipartPercent: RequestGen = (rng) => multipartCase(rng, 'percent
  */
 export const escapeBoundary: RequestGen = (rng) => {
   const c = baseCase(rng, { plainShare: 1 }, 1);
-  const stem = (c.values[0] as string).replace(/\\+$/, '');
+  // Without its provider prefix: a stem that is itself a well-formed credential (`glpat-` and 20 letters)
+  // is redacted by detection wherever it stands, which this class's oracle (registered values only) does
+  // not model. Seen as escape-boundary/593950040: the text held `glpat-…` beside `\"`, detection took it.
+  const stem = (c.values[0] as string).replace(/\\+$/, '').replace(TOKEN_PREFIX, '');
   let text: string;
   switch (rng.int(0, 2)) {
     case 0:
