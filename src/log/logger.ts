@@ -3,7 +3,7 @@
 
 import { fstatSync, statSync } from 'node:fs';
 import { pino, type Logger, type LevelWithSilent, type DestinationStream } from 'pino';
-import { batchedFile, LOG_BATCH_BYTES, type Boom } from './batched-file.ts';
+import { batchedFile } from './batched-file.ts';
 import { formatHumanLine } from './human.ts';
 
 export type LogLevel = LevelWithSilent;
@@ -60,7 +60,7 @@ export function createLogger(options: CreateLoggerOptions): Logger {
     typeof dest === 'object'
       ? dest
       : file
-        ? batchedFile(pino.destination({ dest, sync: true, minLength: LOG_BATCH_BYTES, ...(typeof dest === 'string' ? { append: true, mkdir: true } : {}) }) as Boom)
+        ? batchedFile(dest)
         : typeof dest === 'number'
           ? pino.destination({ dest, sync: false })
           : pino.destination({ dest, sync: false, append: true, mkdir: true });

@@ -2,7 +2,7 @@
 // flush, before a notice written to the same file, and when the process exits without a flush.
 
 import { spawnSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -37,6 +37,19 @@ describe('batched log file', () => {
     logEvent(logger, 'info', 'shutdown');
     logger.flush();
     expect(events(path)).toEqual(['secrets_loaded', 'ficta: warning: a notice', 'shutdown']);
+    closeSync(fd);
+  });
+
+  it('drops the lines of a file it cannot write instead of failing the caller', () => {
+    const path = join(dir, 'read-only.log');
+    writeFileSync(path, '');
+    const fd = openSync(path, 'r');
+    const logger = createLogger({ level: 'info', format: 'json', destination: fd });
+    expect(() => {
+      for (let i = 0; i < 200; i++) logEvent(logger, 'info', 'request', { i });
+      logger.flush();
+    }).not.toThrow();
+    expect(readFileSync(path, 'utf8')).toBe('');
     closeSync(fd);
   });
 
