@@ -3,13 +3,15 @@
 // array); a non-streamed body is one such document. Text arrives in `candidates[i].content.parts[j].text`
 // fragments, thought summaries in parts marked `thought: true`; function calls arrive whole, their `args`
 // a JSON object, declared as tool calls for sink-aware restore; `thoughtSignature` is opaque, never read.
+// Vertex AI can stream a call's arguments instead (`functionCall.partialArgs`, with `willContinue`): pieces
+// of string arguments keyed by JSON path, declared as parts of a call that are never restored into.
 //
 // Stream keys. Each chunk carries only its new parts, numbered from 0 again in every chunk, so a part's
 // index names nothing across chunks; clients join a candidate's consecutive text parts across chunks
 // (thought parts apart), which is what a placeholder split by the model's tokens spans. So a candidate's
 // text is one stream and its thought text another: `<candidate>/text`, `<candidate>/thought`.
 
-import { ALL_KEYS, type DeltaField, type StreamAdapter, type ToolCallInfo, type ToolCallSite } from './types.ts';
+import { ALL_KEYS, PARTIAL_CALL, type DeltaField, type StreamAdapter, type ToolCallInfo, type ToolCallSite } from './types.ts';
 
 interface Part {
   part: Record<string, unknown>;
@@ -35,6 +37,13 @@ function partsOf(data: Record<string, unknown>): Part[] {
   return out;
 }
 
+function toolOf(fc: Record<string, unknown>): ToolCallInfo {
+  const tool: ToolCallInfo = {};
+  if (typeof fc.id === 'string') tool.id = fc.id;
+  if (typeof fc.name === 'string') tool.name = fc.name;
+  return tool;
+}
+
 function callOf(part: Record<string, unknown>): Record<string, unknown> | undefined {
   const fc = part.functionCall;
   return typeof fc === 'object' && fc !== null && !Array.isArray(fc) ? (fc as Record<string, unknown>) : undefined;
@@ -47,6 +56,14 @@ export const gemini: StreamAdapter = {
     const out: DeltaField[] = [];
     for (const { part, path, candidate } of partsOf(data)) {
       if (typeof part.text === 'string') out.push({ key: `${candidate}${part.thought === true ? 'thought' : 'text'}`, path: [...path, 'text'], json: false });
+      const fc = callOf(part);
+      if (fc === undefined || !Array.isArray(fc.partialArgs)) continue;
+      // Vertex streamed arguments: each string argument arrives in pieces keyed by its JSON path, across
+      // events. No piece shows the whole call, so none is restored into under a guarding sink.
+      fc.partialArgs.forEach((a: Record<string, unknown> | null, k) => {
+        if (typeof a?.stringValue !== 'string') return;
+        out.push({ key: `${candidate}call/${String(a.jsonPath)}`, path: [...path, 'functionCall', 'partialArgs', k, 'stringValue'], json: false, tool: toolOf(fc), withhold: PARTIAL_CALL });
+      });
     }
     return out;
   },
@@ -54,11 +71,13 @@ export const gemini: StreamAdapter = {
     const out: ToolCallSite[] = [];
     for (const { part, path } of partsOf(data)) {
       const fc = callOf(part);
-      if (fc === undefined || !('args' in fc)) continue;
-      const tool: ToolCallInfo = {};
-      if (typeof fc.id === 'string') tool.id = fc.id;
-      if (typeof fc.name === 'string') tool.name = fc.name;
-      out.push({ path: [...path, 'functionCall', 'args'], kind: 'json', tool });
+      if (fc === undefined) continue;
+      if ('args' in fc) out.push({ path: [...path, 'functionCall', 'args'], kind: 'json', tool: toolOf(fc) });
+      if (!Array.isArray(fc.partialArgs)) continue;
+      // An argument's path is a part of the call too (a key the client builds the arguments with).
+      fc.partialArgs.forEach((a: Record<string, unknown> | null, k) => {
+        if (typeof a?.jsonPath === 'string') out.push({ path: [...path, 'functionCall', 'partialArgs', k, 'jsonPath'], kind: 'text', tool: toolOf(fc), withhold: PARTIAL_CALL });
+      });
     }
     return out;
   },
@@ -70,14 +89,22 @@ export const gemini: StreamAdapter = {
     if (data.error !== undefined || (data.promptFeedback as Record<string, unknown> | undefined)?.blockReason !== undefined) return ALL_KEYS;
     // A candidate ends at its finishReason. An event with a function call ends its candidate's text
     // streams too: held text leaves in this event, never in a copy of it sent later (that would repeat the call).
+    // A call whose arguments stream on (`willContinue`) keeps its argument streams open.
     const done = new Set<string>();
+    const textDone = new Set<string>();
     const candidates = Array.isArray(data.candidates) ? data.candidates : [];
     candidates.forEach((c: Record<string, unknown> | null, ci) => {
       if (typeof c?.finishReason === 'string') done.add(`${String(c.index ?? ci)}/`);
     });
-    for (const { part, candidate } of partsOf(data)) if (callOf(part) !== undefined) done.add(candidate);
-    if (done.size === 0) return undefined;
-    return (k) => done.has(k.slice(0, k.indexOf('/') + 1));
+    for (const { part, candidate } of partsOf(data)) {
+      const fc = callOf(part);
+      if (fc !== undefined) (fc.willContinue === true ? textDone : done).add(candidate);
+    }
+    if (done.size === 0 && textDone.size === 0) return undefined;
+    return (k) => {
+      const c = k.slice(0, k.indexOf('/') + 1);
+      return done.has(c) || (textDone.has(c) && !k.startsWith(`${c}call/`));
+    };
   },
 };
 

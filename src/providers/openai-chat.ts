@@ -3,7 +3,7 @@
 // text; only the first fragment carries the call's id and name). OpenAI-compatible providers (DESIGN §3)
 // stream text in more places: `reasoning_content` (DeepSeek, vLLM), `reasoning` and
 // `reasoning_details[].text` (OpenRouter), and `content` as an array of parts (Mistral: text parts and
-// `thinking` parts).
+// `thinking` parts). The older functions API streams `delta.function_call.arguments` the same way.
 
 import { ALL_KEYS, BODY, type DeltaField, type StreamAdapter, type ToolCallInfo, type ToolCallSite } from './types.ts';
 
@@ -30,6 +30,11 @@ export const openaiChat: StreamAdapter = {
         });
       }
       if (Array.isArray(delta.content)) contentParts(delta.content, idx, ['choices', ci, 'delta', 'content'], out);
+      // The older functions API streams one call per choice in `function_call` (name in its first fragment).
+      const legacy = delta.function_call as Record<string, unknown> | undefined;
+      if (typeof legacy?.arguments === 'string') {
+        out.push({ key: `${idx}/function_call`, path: ['choices', ci, 'delta', 'function_call', 'arguments'], json: true, tool: typeof legacy.name === 'string' ? { name: legacy.name } : {} });
+      }
       const calls = delta.tool_calls;
       if (!Array.isArray(calls)) return;
       calls.forEach((call: Record<string, unknown>, ti) => {

@@ -4,12 +4,12 @@
 // `response.content_part.done`, `response.output_item.done` and `response.completed` repeat whole
 // values: declared as copies of their stream, and restored in place like every other string.
 
-import { ALL_KEYS, BODY, type CopyField, type DeltaField, type StreamAdapter, type StreamOpen, type ToolCallInfo, type ToolCallSite } from './types.ts';
+import { ALL_KEYS, BODY, PARTIAL_CALL, type CopyField, type DeltaField, type StreamAdapter, type StreamOpen, type ToolCallInfo, type ToolCallSite } from './types.ts';
 
 /** `response.foo.delta` / `response.foo.done` → the stream key shared by both. */
 function streamKey(type: string, data: Record<string, unknown>): string {
   const base = type.slice(0, type.lastIndexOf('.'));
-  const part = data.content_index ?? data.summary_index ?? '';
+  const part = data.content_index ?? data.summary_index ?? data.command_index ?? '';
   return `${String(data.item_id ?? data.output_index ?? '')}|${base}|${String(part)}`;
 }
 
@@ -31,20 +31,45 @@ const TOOL_ITEMS: Record<string, { stream: string; field: string; json: boolean 
   custom_tool_call: { stream: 'response.custom_tool_call_input', field: 'input', json: false },
 };
 
+/**
+ * Items a client runs that carry no argument stream of their own: decided whole, as a JSON value, by the
+ * name given here (their fields are what the client runs: `action.command`, `action.commands`, `operation.diff`).
+ * Any other `*_call` item is decided whole too, under its own type's name.
+ */
+const ITEM_TOOL_NAMES: Record<string, string> = {
+  local_shell_call: 'local_shell',
+  shell_call: 'shell',
+  apply_patch_call: 'apply_patch',
+  computer_call: 'computer',
+};
+
 export const openaiResponses: StreamAdapter = {
   id: 'openai-responses',
   deltas(_event, data) {
     const type = data.type;
     if (typeof type !== 'string' || !type.endsWith('.delta') || typeof data.delta !== 'string') return [];
     const field: DeltaField = { key: streamKey(type, data), path: ['delta'], json: type.includes('arguments') };
-    if (isToolStream(type.slice(0, -'.delta'.length))) field.tool = {};
+    const base = type.slice(0, -'.delta'.length);
+    if (isToolStream(base)) field.tool = {};
+    else if (isItemCallEvent(base)) {
+      // A field of an item the client runs from its whole copy (`response.shell_call_command.delta`,
+      // `response.apply_patch_call_operation_diff.delta`): a part, never decided on its own.
+      field.tool = {};
+      field.withhold = PARTIAL_CALL;
+    }
     return [field];
   },
   calls(event, data) {
     // A whole response (the non-streamed body): its output items; `output_item.added` may already carry arguments.
-    if (event === BODY && Array.isArray(data.output)) return data.output.flatMap((item, k) => itemCall(item, ['output', k]));
-    if (data.type === 'response.output_item.added') return itemCall(data.item, ['item'], true);
-    return [];
+    if (event === BODY && Array.isArray(data.output)) return data.output.flatMap((item, k) => [...itemCall(item, ['output', k]), ...wholeItemCall(item, ['output', k])]);
+    const type = data.type;
+    if (type === 'response.output_item.added') return [...itemCall(data.item, ['item'], true), ...wholeItemCall(data.item, ['item'])];
+    if (type === 'response.output_item.done') return wholeItemCall(data.item, ['item']);
+    if (type === 'response.completed' || type === 'response.incomplete' || type === 'response.failed') {
+      const output = (data.response as Record<string, unknown> | undefined)?.output;
+      return Array.isArray(output) ? output.flatMap((item, k) => wholeItemCall(item, ['response', 'output', k])) : [];
+    }
+    return typeof type === 'string' ? itemCallEventParts(type, data) : [];
   },
   callHints: ['_call"'],
   fails: (event, data) => event === 'error' || data?.type === 'error' || data?.type === 'response.failed' || data?.type === 'response.incomplete',
@@ -100,6 +125,34 @@ export const openaiResponses: StreamAdapter = {
 
 function isToolStream(base: string): boolean {
   return Object.values(TOOL_ITEMS).some((t) => t.stream === base);
+}
+
+/** An event about a `*_call` item other than the argument streams above (`response.shell_call_command.added`, `….delta`, `….done`). */
+function isItemCallEvent(type: string): boolean {
+  return type.startsWith('response.') && /_call[._]/.test(type) && !isToolStream(type.slice(0, type.lastIndexOf('.')));
+}
+
+/** Fields an event of such an item carries: parts of the call, never restored into under a guarding sink. */
+function itemCallEventParts(type: string, data: Record<string, unknown>): ToolCallSite[] {
+  if (!isItemCallEvent(type)) return [];
+  const out: ToolCallSite[] = [];
+  for (const [k, v] of Object.entries(data)) {
+    // A delta is its stream's (deltas above); ids and indexes never hold a placeholder a client runs.
+    if (k === 'type' || (k === 'delta' && type.endsWith('.delta')) || (typeof v !== 'string' && (typeof v !== 'object' || v === null))) continue;
+    out.push({ path: [k], kind: typeof v === 'string' ? 'text' : 'json', tool: {}, withhold: PARTIAL_CALL });
+  }
+  return out;
+}
+
+/** A `*_call` item without an argument stream, as one call read whole (see ITEM_TOOL_NAMES); counted once across its copies. */
+function wholeItemCall(value: unknown, at: ReadonlyArray<string | number>): ToolCallSite[] {
+  if (typeof value !== 'object' || value === null) return [];
+  const item = value as Record<string, unknown>;
+  const type = item.type;
+  if (typeof type !== 'string' || !type.endsWith('_call') || TOOL_ITEMS[type] !== undefined) return [];
+  const tool = toolInfo(item);
+  tool.name = typeof item.name === 'string' ? item.name : (ITEM_TOOL_NAMES[type] ?? type.slice(0, -'_call'.length));
+  return [{ path: at, kind: 'json', tool, key: `${String(item.id ?? item.call_id ?? '')}|item|` }];
 }
 
 /** A tool-call item's arguments (or custom input), as a complete call; `stream`: the start of its delta stream. */

@@ -23,6 +23,12 @@ export interface DeltaField {
   json: boolean;
   /** Set when the stream is a tool call's arguments; id and name when this event carries them. */
   tool?: ToolCallInfo;
+  /**
+   * Set (with `tool`) when the stream is only a part of a call that is never decided from it: a fragment
+   * of structured arguments (Vertex `partialArgs`), a streamed field of an item a client runs from its
+   * whole copy. Under a guarding sink every placeholder in it stays, counted withheld with this reason.
+   */
+  withhold?: string;
 }
 
 /** A whole-value copy of a stream's content in an event (`*.done`, `response.output_item.done`, `response.completed`). */
@@ -47,7 +53,12 @@ export interface ToolCallSite {
   tool: ToolCallInfo;
   /** The delta stream these arguments are a whole copy of, when they are one (decided the same way, counted once). */
   key?: string;
+  /** Set when this is a part of a call that cannot be decided from it: every placeholder in it stays, counted withheld with this reason. */
+  withhold?: string;
 }
+
+/** Reason for a placeholder in a part of a call that is never read whole (see DeltaField.withhold). */
+export const PARTIAL_CALL = 'unsure:partial-call';
 
 /** A stream an event opens (Anthropic `content_block_start`, Responses `output_item.added`), with its tool call. */
 export interface StreamOpen {

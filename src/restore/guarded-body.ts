@@ -105,7 +105,12 @@ export function restoreDocument(set: SecretSet, adapter: StreamAdapter, stats: R
     const w = watched[k];
     if (w === undefined || w.start === -1) return;
     const raw = doc.subarray(w.start, w.end);
-    for (const e of sink.decide({ key: site.key, tool: site.tool, kind: site.kind, raw, depth: w.isString ? 1 : 0, copy: false })) {
+    const call = { key: site.key, tool: site.tool, kind: site.kind, raw, depth: w.isString ? 1 : 0, copy: false };
+    if (site.withhold !== undefined) {
+      sink.withhold(call, site.withhold);
+      return;
+    }
+    for (const e of sink.decide(call)) {
       edits.push({ start: e.start + w.start, end: e.end + w.start, bytes: e.bytes });
     }
   });

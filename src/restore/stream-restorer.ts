@@ -83,7 +83,7 @@ class StreamRestorer implements ChunkTransform, BacklogReader {
     this.backlog = new Backlog(framing, this);
   }
 
-  private streamFor(key: string, json: boolean, tool: DeltaField['tool']): DeltaStream {
+  private streamFor(key: string, json: boolean, tool: DeltaField['tool'], withhold?: string): DeltaStream {
     let s = this.streams.get(key);
     if (s === undefined) {
       s = createDeltaStream(key, json, tool);
@@ -94,7 +94,12 @@ class StreamRestorer implements ChunkTransform, BacklogReader {
       if (tool !== undefined && this.sink.guarding && s.hold === undefined) s.hold = new ToolHold(key, json ? 'json' : 'text', false);
       noteTool(s, tool);
     }
+    // A part of a call that is never decided from its stream: closed from the start, its placeholders stay.
+    if (withhold !== undefined && s.hold !== undefined && !s.hold.closed) s.hold.fail(this.sink, this.toolOf(s), withhold);
     return s;
+  }
+  private streamOf(f: DeltaField): DeltaStream {
+    return this.streamFor(f.key, f.json, f.tool, f.withhold);
   }
   private toolOf(s: DeltaStream): ToolCallInfo {
     return s.tool ?? NO_TOOL;
@@ -135,7 +140,7 @@ class StreamRestorer implements ChunkTransform, BacklogReader {
     for (const o of opens) this.streamFor(o.key, o.json, o.tool);
     const fields = this.adapter.deltas(ev.name, obj);
     for (const f of fields) {
-      const s = this.streamFor(f.key, f.json, f.tool);
+      const s = this.streamOf(f);
       const value = getPath(obj, f.path);
       if (!isSettled(s) && typeof value === 'string') s.text.feedContent(value);
       // The same content re-escaped: what the decision reads is the decoded text, and held bytes come only after.
@@ -229,7 +234,7 @@ class StreamRestorer implements ChunkTransform, BacklogReader {
       // Duplicate keys (or a field the lexer did not find): which bytes a client reads is unclear, and
       // the streams have missed content. Fail closed: nothing in this event or in those streams is restored.
       for (const f of fields) {
-        const s = this.streamFor(f.key, f.json, f.tool);
+        const s = this.streamOf(f);
         s.poisoned = true;
         if (s.hold?.holding === true) s.hold.fail(this.sink, this.toolOf(s), HELD_TOO_LARGE);
       }
@@ -250,7 +255,7 @@ class StreamRestorer implements ChunkTransform, BacklogReader {
     const lastPiece = fields.length < 2 ? undefined : new Map(fields.map((f, i) => [f.key, i]));
     fields.forEach((f, i) => {
       const w = watched[i] as WatchedString;
-      const s = this.streamFor(f.key, f.json, f.tool);
+      const s = this.streamOf(f);
       const last = (final || (ends !== undefined && ends(f.key))) && (lastPiece === undefined || lastPiece.get(f.key) === i);
       restorePiece(this.ctx, this.hctx, s, data, w.start, w.end, held, last);
       if (last && s.hold !== undefined) done.push(s);
@@ -268,7 +273,7 @@ class StreamRestorer implements ChunkTransform, BacklogReader {
     for (const s of done) s.hold?.end(this.hctx, this.toolOf(s), complete);
     if (ends !== undefined) this.applyEnds(ends, inEvent, out, complete);
     copies.forEach((c, i) => this.callEdits(data, callWatch[i] as WatchedString, { key: c.key, tool: c.tool ?? NO_TOOL, kind: c.json ? 'json' : 'text', copy: true }, held.edits));
-    sites.forEach((c, i) => this.callEdits(data, callWatch[copies.length + i] as WatchedString, { key: c.key, tool: c.tool, kind: c.kind, copy: c.key !== undefined }, held.edits));
+    sites.forEach((c, i) => this.callEdits(data, callWatch[copies.length + i] as WatchedString, { key: c.key, tool: c.tool, kind: c.kind, copy: c.key !== undefined, withhold: c.withhold }, held.edits));
     if (held.open === 0 && held.edits.length === 0) this.send(block, out);
     else this.queue.pushEvent(held, out);
     this.queue.drain(out);
@@ -295,7 +300,7 @@ class StreamRestorer implements ChunkTransform, BacklogReader {
     if (data === undefined || at === -1 || ev.whole === true) return false;
     const f = m.field;
     if (!this.backlog.empty && !this.settled(f.key)) this.backlog.drainUntil(() => this.settled(f.key));
-    const s = this.streamFor(f.key, f.json, f.tool);
+    const s = this.streamOf(f);
     const start = m.start - at;
     const end = m.end - at;
     const held = heldEvent(ev, []);
@@ -308,10 +313,14 @@ class StreamRestorer implements ChunkTransform, BacklogReader {
   }
 
   /** Hands a tool call found whole in the event to the sink; its edits join the event's. */
-  private callEdits(data: Buffer, w: WatchedString, call: { key: string | undefined; tool: ToolCallInfo; kind: 'json' | 'text'; copy: boolean }, edits: Edit[]): void {
+  private callEdits(data: Buffer, w: WatchedString, call: { key: string | undefined; tool: ToolCallInfo; kind: 'json' | 'text'; copy: boolean; withhold?: string | undefined }, edits: Edit[]): void {
     if (w.start === -1) return;
     const raw = data.subarray(w.start, w.end);
     const tool = call.key === undefined ? call.tool : { ...this.streams.get(call.key)?.tool, ...call.tool };
+    if (call.withhold !== undefined) {
+      this.sink.withhold({ ...call, tool, raw, depth: w.isString ? 1 : 0 }, call.withhold);
+      return;
+    }
     for (const e of this.sink.decide({ ...call, tool, raw, depth: w.isString ? 1 : 0 })) edits.push({ start: e.start + w.start, end: e.end + w.start, bytes: e.bytes });
   }
 

@@ -36,6 +36,11 @@ export class ToolHold {
     return this.heldFrom !== -1;
   }
 
+  /** Failed closed: nothing in the call is restored any more. */
+  get closed(): boolean {
+    return this.failed !== undefined;
+  }
+
   /** Adds bytes of the arguments that passed unread (before any placeholder): for the decision only. */
   note(bytes: Buffer, limit: number): void {
     if (this.copy === undefined || this.failed !== undefined) return;

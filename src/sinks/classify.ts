@@ -9,7 +9,7 @@ import { parseJsonArguments, type ArgString, type ParsedArguments } from './json
 import type { RestorePolicy } from './policy.ts';
 import { SECRET_IN_HOSTNAME, type Finding } from './text-scan.ts';
 import { TLDS } from './tlds.ts';
-import { classifyJsonTool, classifyTextTool, roleOf } from './tool-kinds.ts';
+import { classifyJsonTool, classifyTextTool, roleOf, typesIntoScreen } from './tool-kinds.ts';
 
 /** One complete tool call as the restorer sees it. */
 export interface ToolCallInput {
@@ -33,6 +33,8 @@ const RESTORE: Decision = { restore: true };
 export const MODE_NEVER = 'mode:never';
 /** Arguments that are not JSON, or offsets that are not placeholders. */
 export const MALFORMED = 'malformed:arguments';
+/** A computer-use tool: what it types goes to whatever is on the screen, a destination the call never names. */
+export const IMPLICIT_DESTINATION = 'unsure:implicit-destination';
 /** More text than MAX_ANALYSED_CHARS to read. */
 export const TOO_LARGE = 'unsure:too-large';
 
@@ -55,6 +57,7 @@ export function classifyToolCallDetailed(call: ToolCallInput, policy: RestorePol
   if (n === 0) return { decisions: [], parsed: undefined };
   if (policy.mode === 'all') return { decisions: call.occurrences.map(() => RESTORE), parsed: undefined };
   if (policy.mode === 'never') return { decisions: call.occurrences.map(() => withhold(MODE_NEVER)), parsed: undefined };
+  if (typesIntoScreen(call.name)) return { decisions: call.occurrences.map(() => withhold(IMPLICIT_DESTINATION)), parsed: undefined };
   return decideAll(call, policy, n);
 }
 

@@ -29,9 +29,10 @@ export function createToolCallSink(gate: ToolCallGate, format: string): RestoreS
       const prev = call.key === undefined ? undefined : decided.get(call.key);
       if (call.copy && prev?.failed === true) return [];
       const name = prev?.name ?? call.tool.name ?? '';
-      // A copy of a call decided before is not counted again; anything seen first here is.
-      const r = gate.restore({ format, name, kind: call.kind, raw: call.raw, depth: call.depth }, { count: !(call.copy && prev !== undefined) });
-      if (r.restored + r.withheld > 0 && !call.copy) record(call, false);
+      // A copy of a call decided before is not counted again; anything seen first here is (and its later copies are not).
+      const counted = !(call.copy && prev !== undefined);
+      const r = gate.restore({ format, name, kind: call.kind, raw: call.raw, depth: call.depth }, { count: counted });
+      if (r.restored + r.withheld > 0 && counted) record(call, false);
       return r.edits;
     },
     withhold(call, reason) {

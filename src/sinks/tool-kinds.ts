@@ -77,6 +77,16 @@ export function classifyJsonTool(name: string, args: ParsedArguments): ToolClass
   return 'write';
 }
 
+/**
+ * Computer-use tools (Anthropic's `computer`, OpenAI's `computer_call` items, read as `computer`): they type
+ * into whatever window has focus, a web page as likely as a terminal, so no destination can be read from the call.
+ */
+const SCREEN_TOOLS: ReadonlySet<string> = new Set(['computer']);
+
+export function typesIntoScreen(name: string): boolean {
+  return SCREEN_TOOLS.has(name);
+}
+
 /** Known commands-running tools: the property holding the command; their other strings are read as prose. */
 const COMMAND_PROPERTIES: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ['Bash', new Set(['command'])],
