@@ -48,7 +48,7 @@ function blocksFor(rng: Rng, map: PlaceholderMap, format: Format, k: Knobs): Blo
   for (let i = 0; i < n; i++) {
     const kind = rng.pick(kinds);
     if (kind === 'tool') out.push({ kind, name: 'run', args: toolArguments(rng, map, k.args, k.content) });
-    else if (kind === 'custom') out.push({ kind, name: 'apply_patch', input: `*** Begin Patch\n${responseProse(rng, map, k.content)}\n*** End Patch` });
+    else if (kind === 'custom') out.push({ kind, name: 'apply_patch', input: `*** Begin Patch\n${responseProse(rng, map, { ...k.content, tool: true })}\n*** End Patch` });
     // Now and then a long text (tens of kilobytes) to stress carries and look-backs.
     else out.push({ kind, text: responseProse(rng, map, k.content, rng.chance(0.04) ? rng.int(20_000, 80_000) : 0) });
   }
