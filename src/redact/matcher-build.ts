@@ -47,6 +47,18 @@ export interface Tables {
   outIds: Int32Array;
 }
 
+/**
+ * Patterns given as a base and the bytes that may follow it: one pattern `base + b` for each byte b with
+ * `follows[b] === 1`, in ascending b (detection's anchors, each extended by the byte after it). Built
+ * without writing each member out: one trie path for the base and a leaf per member.
+ */
+export interface PatternFamily {
+  base: Uint8Array;
+  follows: Uint8Array;
+}
+
+const NO_FAMILIES: readonly PatternFamily[] = [];
+
 /** What buildTables returns. */
 export interface BuiltTables {
   count: number;
@@ -64,7 +76,8 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
 }
 
 /**
- * Builds the automaton's tables from byte patterns (each length >= 1; duplicates allowed).
+ * Builds the automaton's tables from byte patterns (each length >= 1; duplicates allowed), ids in order,
+ * then from the members of `families` (ids after them, family by family).
  *
  * States are numbered breadth-first. Those shallower than `depth` (≤ the longest pattern, DENSE_MAX_DEPTH
  * and DENSE_MAX_ENTRIES) that have children get a full row in `table`: slots [0, 256) map a byte to its
@@ -75,13 +88,14 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
  * occur instead of making the whole table shallow. Every state keeps CSR children, a fail link (row
  * offset or ~id), outputs and a dictionary link, for the careful walk.
  */
-export function buildTables(patterns: readonly Uint8Array[]): BuiltTables {
-  const count = patterns.length;
+export function buildTables(patterns: readonly Uint8Array[], families: readonly PatternFamily[] = NO_FAMILIES): BuiltTables {
+  const plain = patterns.length;
   const seen = new Uint8Array(256);
   let total = 0;
-  let minLen = count === 0 ? 0 : Infinity;
+  let count = plain;
+  let minLen = Infinity;
   let maxLen = 0;
-  for (let id = 0; id < count; id++) {
+  for (let id = 0; id < plain; id++) {
     const p = patterns[id]!;
     if (p.length === 0) throw new RangeError(`matcher: pattern ${id} is empty`);
     total += p.length;
@@ -89,6 +103,28 @@ export function buildTables(patterns: readonly Uint8Array[]): BuiltTables {
     if (p.length > maxLen) maxLen = p.length;
     for (let j = 0; j < p.length; j++) seen[p[j]!] = 1;
   }
+  // A family's members are its base's bytes (read once) plus one byte each: one trie path and a leaf per member.
+  const firstId = new Int32Array(families.length);
+  /** The families that have members (one without any adds nothing). */
+  const used: number[] = [];
+  for (let f = 0; f < families.length; f++) {
+    const { base, follows } = families[f]!;
+    firstId[f] = count;
+    let members = 0;
+    for (let b = 0; b < 256; b++) {
+      if (follows[b] !== 1) continue;
+      seen[b] = 1;
+      members++;
+    }
+    if (members === 0) continue;
+    used.push(f);
+    count += members;
+    total += base.length + members;
+    if (base.length + 1 < minLen) minLen = base.length + 1;
+    if (base.length + 1 > maxLen) maxLen = base.length + 1;
+    for (let j = 0; j < base.length; j++) seen[base[j]!] = 1;
+  }
+  if (count === 0) minLen = 0;
 
   // Byte classes: each byte that occurs in a pattern gets its own class, in byte order (so sorted
   // patterns are sorted by class); all other bytes share class 0.
@@ -96,20 +132,23 @@ export function buildTables(patterns: readonly Uint8Array[]): BuiltTables {
   let stride = seen.includes(0) ? 1 : 0;
   for (let b = 0; b < 256; b++) if (seen[b] === 1) cls[b] = stride++;
 
-  // Trie in DFS preorder from the sorted patterns: a pattern shares the previous one's path up to
-  // their common prefix, and children are created in ascending class order.
-  const order = Array.from({ length: count }, (_, i) => i).sort(
-    (a, b) => compareBytes(patterns[a]!, patterns[b]!) || a - b,
+  // Trie in DFS preorder from the sorted patterns and family bases (item `plain + k` is the base of
+  // family used[k]): an item shares the previous one's path up to their common prefix.
+  const items = plain + used.length;
+  const itemBytes = (i: number): Uint8Array => (i < plain ? patterns[i]! : families[used[i - plain]!]!.base);
+  const order = Array.from({ length: items }, (_, i) => i).sort(
+    (a, b) => compareBytes(itemBytes(a), itemBytes(b)) || a - b,
   );
   const parent = new Int32Array(total + 1);
   const edgeOld = new Uint8Array(total + 1);
   const depthOld = new Int32Array(total + 1);
   const path = new Int32Array(maxLen + 1);
   const patNode = new Int32Array(count);
+  const baseNode = new Int32Array(used.length);
   let nodes = 1;
   let prev: Uint8Array = new Uint8Array(0);
-  for (const id of order) {
-    const p = patterns[id]!;
+  for (const i of order) {
+    const p = itemBytes(i);
     const lim = Math.min(p.length, prev.length);
     let l = 0;
     while (l < lim && p[l] === prev[l]) l++;
@@ -120,18 +159,69 @@ export function buildTables(patterns: readonly Uint8Array[]): BuiltTables {
       depthOld[v] = j + 1;
       path[j + 1] = v;
     }
-    patNode[id] = path[p.length]!;
+    if (i < plain) patNode[i] = path[p.length]!;
+    else baseNode[i - plain] = path[p.length]!;
     prev = p;
+  }
+
+  if (used.length > 0) {
+    // Members: the base node's child by the member's byte, made a leaf when no pattern continues there.
+    // Families on one node are taken together, after its children from the patterns are looked up.
+    const base0 = nodes;
+    const kidStart0 = new Int32Array(base0 + 1);
+    for (let v = 1; v < base0; v++) kidStart0[parent[v]! + 1]!++;
+    for (let u = 0; u < base0; u++) kidStart0[u + 1]! += kidStart0[u]!;
+    const kids0 = new Int32Array(Math.max(base0 - 1, 0));
+    const fill0 = kidStart0.slice(0, base0);
+    for (let v = 1; v < base0; v++) kids0[fill0[parent[v]!]!++] = v;
+    const kidOf = new Int32Array(stride).fill(-1);
+    const byNode = Array.from({ length: used.length }, (_, k) => k).sort((a, b) => baseNode[a]! - baseNode[b]! || a - b);
+    for (let k = 0; k < byNode.length; ) {
+      const b = baseNode[byNode[k]!]!;
+      for (let q = kidStart0[b]!, qe = kidStart0[b + 1]!; q < qe; q++) kidOf[edgeOld[kids0[q]!]!] = kids0[q]!;
+      for (; k < byNode.length && baseNode[byNode[k]!] === b; k++) {
+        const f = used[byNode[k]!]!;
+        const follows = families[f]!.follows;
+        let id = firstId[f]!;
+        for (let c = 0; c < 256; c++) {
+          if (follows[c] !== 1) continue;
+          const e = cls[c]!;
+          let v = kidOf[e]!;
+          if (v === -1) {
+            v = nodes++;
+            parent[v] = b;
+            edgeOld[v] = e;
+            depthOld[v] = depthOld[b]! + 1;
+            kidOf[e] = v;
+          }
+          patNode[id++] = v;
+        }
+      }
+      kidOf.fill(-1);
+    }
   }
   const N = nodes;
 
-  // Children lists (CSR, ascending class), then breadth-first renumbering.
+  // Children lists (CSR, ascending class: nodes are placed class by class), then breadth-first renumbering.
   const kidStart = new Int32Array(N + 1);
   for (let v = 1; v < N; v++) kidStart[parent[v]! + 1]!++;
   for (let u = 0; u < N; u++) kidStart[u + 1]! += kidStart[u]!;
   const kids = new Int32Array(Math.max(N - 1, 0));
   const fill = kidStart.slice(0, N);
-  for (let v = 1; v < N; v++) kids[fill[parent[v]!]!++] = v;
+  if (used.length === 0) {
+    // Created in DFS preorder of sorted patterns: each node's children already come in ascending class.
+    for (let v = 1; v < N; v++) kids[fill[parent[v]!]!++] = v;
+  } else {
+    const classStart = new Int32Array(stride + 1);
+    for (let v = 1; v < N; v++) classStart[edgeOld[v]! + 1]!++;
+    for (let c = 0; c < stride; c++) classStart[c + 1]! += classStart[c]!;
+    const byClass = new Int32Array(Math.max(N - 1, 0));
+    for (let v = 1; v < N; v++) byClass[classStart[edgeOld[v]!]!++] = v;
+    for (let k = 0; k < N - 1; k++) {
+      const v = byClass[k]!;
+      kids[fill[parent[v]!]!++] = v;
+    }
+  }
   const oldOf = new Int32Array(N);
   const newId = new Int32Array(N);
   const edge = new Uint8Array(N);

@@ -8,6 +8,7 @@
 import type { Detector } from '../detect/detector.ts';
 import { KINDS } from '../detect/kinds.ts';
 import { kindOfSecret, type DetectedStore } from '../detect/store.ts';
+import type { PatternFamily } from './matcher-build.ts';
 import { createMatcher, type Matcher } from './matcher.ts';
 import { jsonEscapeDepth } from './json-escape.ts';
 import { derivePlaceholder, placeholderId } from './placeholder.ts';
@@ -129,30 +130,37 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
   const anchorBase = patterns.length;
   const anchorOf: number[] = [];
   const anchorExtended: number[] = [];
+  const lengths: number[] = patterns.map((p) => p.length);
+  const families: PatternFamily[] = [];
   if (detection !== undefined) {
     // Each anchor joins as anchor + every byte that may follow it (a leaf of the trie, which costs no
     // table row): `AKIA` or `ghp_` followed by a space, as in prose about them, never traps the scan.
-    // An anchor anything may follow joins as it is.
+    // An anchor anything may follow joins as it is. Extended ones join as families (ids after the plain
+    // patterns, in anchor order), which the automaton builds without writing ~11,000 members out.
+    const plainAnchors: number[] = [];
+    detection.detector.anchors.forEach((_a, id) => {
+      if (detection.detector.follows[id]!.every((f) => f === 1)) plainAnchors.push(id);
+    });
+    for (const id of plainAnchors) {
+      const a = detection.detector.anchors[id]!;
+      patterns.push(Buffer.from(a));
+      lengths.push(a.length);
+      anchorOf.push(id);
+      anchorExtended.push(0);
+    }
     detection.detector.anchors.forEach((a, id) => {
       const follows = detection.detector.follows[id]!;
-      if (follows.every((f) => f === 1)) {
-        patterns.push(Buffer.from(a));
-        anchorOf.push(id);
-        anchorExtended.push(0);
-        return;
-      }
+      if (follows.every((f) => f === 1)) return;
+      families.push({ base: a, follows });
       for (let b = 0; b < 256; b++) {
         if (follows[b] !== 1) continue;
-        const p = Buffer.allocUnsafe(a.length + 1);
-        p.set(a);
-        p[a.length] = b;
-        patterns.push(p);
+        lengths.push(a.length + 1);
         anchorOf.push(id);
         anchorExtended.push(1);
       }
     });
   }
-  const matcher = createMatcher(patterns);
+  const matcher = createMatcher(patterns, families);
   const bmp = new Uint8Array(0x10000);
   const astral = new Set<number>();
   for (const v of values) {
@@ -175,7 +183,7 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
     hosts: hosts.map((h) => (h === undefined ? NO_HOSTS : [...h])),
     matcher,
     patternSecret: Int32Array.from(patternSecret),
-    patternLength: Int32Array.from(patterns.map((p) => p.length)),
+    patternLength: Int32Array.from(lengths),
     patternDepth: Uint8Array.from(patternDepth),
     detection,
     anchorBase,
