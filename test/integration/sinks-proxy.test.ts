@@ -174,6 +174,78 @@ describe('sink-aware restore through the proxy (guarded, the default)', () => {
   });
 });
 
+/** Items a client runs whole and the older Chat functions API, written as the providers stream them. */
+const shellModel: Script = (req) => {
+  const text = lastUserText(req.json);
+  const cmd = (/SHELL <<<([\s\S]*?)>>>/.exec(text)?.[1] ?? '') as string;
+  if (req.url.includes('/responses')) {
+    const item = { id: 'lsc_1', type: 'local_shell_call', call_id: 'call_1', status: 'completed', action: { type: 'exec', command: ['bash', '-lc', cmd], env: {} } };
+    const response = { id: 'resp_1', object: 'response', created_at: 1, status: 'completed', model: 'gpt-x', output: [item], usage: null };
+    if (req.json?.stream !== true) return { json: response };
+    const events: Array<[string, unknown]> = [
+      ['response.created', { type: 'response.created', sequence_number: 0, response: { ...response, status: 'in_progress', output: [] } }],
+      ['response.output_item.added', { type: 'response.output_item.added', sequence_number: 1, output_index: 0, item: { ...item, status: 'in_progress' } }],
+      ['response.output_item.done', { type: 'response.output_item.done', sequence_number: 2, output_index: 0, item }],
+      ['response.completed', { type: 'response.completed', sequence_number: 3, response }],
+    ];
+    return { raw: events.map(([e, d]) => `event: ${e}\ndata: ${JSON.stringify(d)}\n\n`).join(''), headers: { 'content-type': 'text/event-stream' } };
+  }
+  // Chat, streamed, with `functions`: the call arrives in delta.function_call, two characters at a time.
+  const args = JSON.stringify({ command: cmd });
+  const chunk = (delta: unknown, finish: string | null = null) => `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'gpt-x', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  let body = chunk({ role: 'assistant', content: null, function_call: { name: 'bash', arguments: '' } });
+  for (let i = 0; i < args.length; i += 2) body += chunk({ function_call: { arguments: args.slice(i, i + 2) } });
+  body += `${chunk({}, 'function_call')}data: [DONE]\n\n`;
+  return { raw: body, headers: { 'content-type': 'text/event-stream' } };
+};
+
+describe('tool calls outside the function-call shapes, through the proxy with the OpenAI SDK', () => {
+  let proxy: TestFicta;
+  beforeAll(async () => {
+    up.setScript(shellModel);
+    proxy = await startFicta({ upstream: up.url, secrets: { APP_SECRET: SECRET }, config: { upstreams: { openai: up.url } } });
+  });
+  afterAll(async () => {
+    up.setScript(toolModel);
+    await proxy.close();
+  });
+  const client = (): OpenAI => new OpenAI({ baseURL: `${proxy.url}/openai/v1`, apiKey: 'sk-test', maxRetries: 0 });
+
+  it('Responses local_shell_call, streamed and not: a curl to evil.example keeps the placeholder, a local command gets the value', async () => {
+    for (const stream of [true, false]) {
+      for (const [cmd, restored] of [[EVIL(SECRET), false], [`printf %s '${SECRET}' > .env`, true]] as const) {
+        const params = { model: 'gpt-x', tools: [{ type: 'local_shell' as const }], input: `SHELL <<<${cmd}>>>` };
+        const response = stream ? await client().responses.stream(params).finalResponse() : await client().responses.create(params);
+        const item = response.output.find((o) => o.type === 'local_shell_call');
+        const command = item?.type === 'local_shell_call' ? item.action.command[2] : undefined;
+        if (restored) {
+          expect(command).toBe(cmd);
+          expect(proxy.requestLogs().at(-1)!.withheld).toBeUndefined();
+        } else {
+          expect(command).toMatch(/Bearer ~ficta_[a-z2-7]{20}"$/);
+          expect(proxy.requestLogs().at(-1)!.withheld).toEqual({ APP_SECRET: { 'network:evil.example': 1 } });
+        }
+      }
+    }
+    expect(up.leaks).toEqual([]);
+  });
+
+  it('Chat streamed with the older functions API: the function_call deltas are guarded like tool_calls', async () => {
+    for (const [cmd, restored] of [[EVIL(SECRET), false], [`printf %s '${SECRET}' > .env`, true]] as const) {
+      const stream = await client().chat.completions.create({ model: 'gpt-x', stream: true, functions: [{ name: 'bash', parameters: { type: 'object' } }], messages: [{ role: 'user', content: `SHELL <<<${cmd}>>>` }] });
+      let args = '';
+      for await (const c of stream) args += c.choices[0]?.delta.function_call?.arguments ?? '';
+      const command = JSON.parse(args).command as string;
+      if (restored) expect(command).toBe(cmd);
+      else {
+        expect(command).toMatch(/Bearer ~ficta_[a-z2-7]{20}"$/);
+        expect(proxy.requestLogs().at(-1)!.withheld).toEqual({ APP_SECRET: { 'network:evil.example': 1 } });
+      }
+    }
+    expect(up.leaks).toEqual([]);
+  });
+});
+
 describe('the knobs', () => {
   it('--allow-host evil.example restores into the curl; "all" restores every call; "never" restores none, text still restored', async () => {
     const cases = [
