@@ -1,8 +1,9 @@
 // Which tools write or edit files, and how each string of a call is read. Names and argument shapes come
 // from the agents' own definitions (sources in fixtures/sinks/tool-calls.json): Claude Code (Write, Edit,
 // MultiEdit, NotebookEdit, Bash, WebFetch), Codex (apply_patch, shell, shell_command, exec_command), Gemini CLI
-// (write_file, replace, run_shell_command, web_fetch) and Anthropic's text editor tool. A write tool counts
-// as one only when its arguments have that tool's shape; anything else is a tool that runs or fetches.
+// (write_file, replace, run_shell_command, web_fetch), opencode (write, edit, bash, webfetch) and Anthropic's
+// text editor tool. A write tool counts as one only when its arguments have that tool's shape; anything else
+// is a tool that runs or fetches.
 
 import type { TextRole } from './analyse.ts';
 import type { ParsedArguments } from './json-args.ts';
@@ -36,6 +37,9 @@ const WRITE_TOOLS: ReadonlyMap<string, WriteShape> = new Map([
   ['apply_patch', shape(['input'], ['input'])],
   ['str_replace_based_edit_tool', shape(['command', 'path', 'file_text', 'old_str', 'new_str'], ['command', 'path'], [['view_range', 'numbers']])],
   ['str_replace_editor', shape(['command', 'path', 'file_text', 'old_str', 'new_str'], ['command', 'path'], [['view_range', 'numbers']])],
+  // opencode.
+  ['write', shape(['filePath', 'content'], ['filePath', 'content'])],
+  ['edit', shape(['filePath', 'oldString', 'newString'], ['filePath', 'newString'])],
 ]);
 
 const PATCH_START = '*** Begin Patch';
@@ -97,6 +101,7 @@ const COMMAND_PROPERTIES: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ['exec_command', new Set(['cmd'])],
   ['write_stdin', new Set(['chars'])],
   ['local_shell', new Set(['command'])],
+  ['bash', new Set(['command'])],
 ]);
 
 /** Properties of known tools that are free text (descriptions, paths, prompts, queries). */

@@ -94,3 +94,33 @@ export function stepModel(): Script {
 export function stepPrompt(tool: string, input: unknown): string {
   return `STEP ${tool} <<<${JSON.stringify(input)}>>>`;
 }
+
+/**
+ * opencode (Anthropic Messages): like stepModel, reading each `STEP tool <<<json>>>` from the user turns'
+ * text (opencode's `run` sends the message in quotes with its own quotes escaped, so the JSON may be too). Its
+ * title request (no tools) gets a plain title.
+ */
+export function opencodeModel(): Script {
+  return (req: RecordedRequest) => {
+    const messages: any[] = Array.isArray(req.json?.messages) ? req.json.messages : [];
+    const steps: Array<{ tool: string; input: Record<string, unknown> }> = [];
+    for (const t of texts(messages.filter((m) => m?.role === 'user'))) {
+      for (const m of t.matchAll(/STEP (\w+) <<<(.*?)>>>/g)) {
+        const raw = m[2] as string;
+        let input: unknown;
+        try {
+          input = JSON.parse(raw);
+        } catch {
+          // opencode's `run` quotes the message, escaping its quotes (not its backslashes).
+          input = JSON.parse(raw.replaceAll('\\"', '"'));
+        }
+        steps.push({ tool: m[1] as string, input: input as Record<string, unknown> });
+      }
+    }
+    const results = messages.flatMap((m) => (Array.isArray(m?.content) ? m.content : [])).filter((b: any) => b?.type === 'tool_result').length;
+    const tools: any[] = Array.isArray(req.json?.tools) ? req.json.tools : [];
+    const step = steps[results];
+    if (step === undefined || !tools.some((t) => t?.name === step.tool)) return render(req, { text: tools.length === 0 ? 'A title' : 'Done.', pieceSize: 7 });
+    return render(req, { tool: { name: step.tool, input: step.input }, pieceSize: 7 });
+  };
+}
