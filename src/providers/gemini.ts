@@ -11,7 +11,7 @@
 // (thought parts apart), which is what a placeholder split by the model's tokens spans. So a candidate's
 // text is one stream and its thought text another: `<candidate>/text`, `<candidate>/thought`.
 
-import { ALL_KEYS, PARTIAL_CALL, type DeltaField, type StreamAdapter, type ToolCallInfo, type ToolCallSite } from './types.ts';
+import { ALL_KEYS, BODY, PARTIAL_CALL, type DeltaField, type StreamAdapter, type ToolCallInfo, type ToolCallSite } from './types.ts';
 
 interface Part {
   part: Record<string, unknown>;
@@ -67,16 +67,19 @@ export const gemini: StreamAdapter = {
     }
     return out;
   },
-  calls(_event, data) {
+  calls(event, data) {
     const out: ToolCallSite[] = [];
     for (const { part, path } of partsOf(data)) {
       const fc = callOf(part);
       if (fc === undefined) continue;
       if ('args' in fc) out.push({ path: [...path, 'functionCall', 'args'], kind: 'json', tool: toolOf(fc) });
       if (!Array.isArray(fc.partialArgs)) continue;
-      // An argument's path is a part of the call too (a key the client builds the arguments with).
+      // An argument's path is a part of the call too (a key the client builds the arguments with). In a
+      // whole body (no delta streams) its pieces are parts here as well.
       fc.partialArgs.forEach((a: Record<string, unknown> | null, k) => {
-        if (typeof a?.jsonPath === 'string') out.push({ path: [...path, 'functionCall', 'partialArgs', k, 'jsonPath'], kind: 'text', tool: toolOf(fc), withhold: PARTIAL_CALL });
+        const at = [...path, 'functionCall', 'partialArgs', k];
+        if (typeof a?.jsonPath === 'string') out.push({ path: [...at, 'jsonPath'], kind: 'text', tool: toolOf(fc), withhold: PARTIAL_CALL });
+        if (event === BODY && typeof a?.stringValue === 'string') out.push({ path: [...at, 'stringValue'], kind: 'text', tool: toolOf(fc), withhold: PARTIAL_CALL });
       });
     }
     return out;

@@ -106,7 +106,7 @@ export function restoreDocument(set: SecretSet, adapter: StreamAdapter, stats: R
     if (w === undefined || w.start === -1) return;
     const raw = doc.subarray(w.start, w.end);
     const call = { key: site.key, tool: site.tool, kind: site.kind, raw, depth: w.isString ? 1 : 0, copy: false };
-    if (site.withhold !== undefined) {
+    if (site.withhold !== undefined && sink.guarding) {
       sink.withhold(call, site.withhold);
       return;
     }

@@ -216,6 +216,14 @@ const CASES: Case[] = [
     read: allText,
     always: true,
   },
+  {
+    name: 'vertex: functionCall.partialArgs in a whole :generateContent body',
+    adapter: gemini,
+    kind: 'body',
+    build: (cmd) => JSON.stringify({ candidates: [{ index: 0, content: { role: 'model', parts: [{ functionCall: { name: 'run', partialArgs: [{ jsonPath: '$.command', stringValue: cmd }] } }] }, finishReason: 'STOP' }] }),
+    read: (out) => strings(JSON.parse(out)).join('\u0000'),
+    always: true,
+  },
 ];
 
 describe('tool calls outside the function-call shapes', () => {
