@@ -75,6 +75,20 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
   return a.length - b.length;
 }
 
+/** Each node's children in CSR form (`kids[start[u]..start[u+1])`), placed in `order` (default: by node id); the root is node 0. */
+function childLists(parent: Int32Array, n: number, order?: Int32Array): { start: Int32Array; kids: Int32Array } {
+  const start = new Int32Array(n + 1);
+  for (let v = 1; v < n; v++) start[parent[v]! + 1]!++;
+  for (let u = 0; u < n; u++) start[u + 1]! += start[u]!;
+  const kids = new Int32Array(Math.max(n - 1, 0));
+  const fill = start.slice(0, n);
+  for (let k = 1; k < n; k++) {
+    const v = order === undefined ? k : order[k - 1]!;
+    kids[fill[parent[v]!]!++] = v;
+  }
+  return { start, kids };
+}
+
 /**
  * Builds the automaton's tables from byte patterns (each length >= 1; duplicates allowed), ids in order,
  * then from the members of `families` (ids after them, family by family).
@@ -167,13 +181,7 @@ export function buildTables(patterns: readonly Uint8Array[], families: readonly 
   if (used.length > 0) {
     // Members: the base node's child by the member's byte, made a leaf when no pattern continues there.
     // Families on one node are taken together, after its children from the patterns are looked up.
-    const base0 = nodes;
-    const kidStart0 = new Int32Array(base0 + 1);
-    for (let v = 1; v < base0; v++) kidStart0[parent[v]! + 1]!++;
-    for (let u = 0; u < base0; u++) kidStart0[u + 1]! += kidStart0[u]!;
-    const kids0 = new Int32Array(Math.max(base0 - 1, 0));
-    const fill0 = kidStart0.slice(0, base0);
-    for (let v = 1; v < base0; v++) kids0[fill0[parent[v]!]!++] = v;
+    const { start: kidStart0, kids: kids0 } = childLists(parent, nodes);
     const kidOf = new Int32Array(stride).fill(-1);
     const byNode = Array.from({ length: used.length }, (_, k) => k).sort((a, b) => baseNode[a]! - baseNode[b]! || a - b);
     for (let k = 0; k < byNode.length; ) {
@@ -202,26 +210,18 @@ export function buildTables(patterns: readonly Uint8Array[], families: readonly 
   }
   const N = nodes;
 
-  // Children lists (CSR, ascending class: nodes are placed class by class), then breadth-first renumbering.
-  const kidStart = new Int32Array(N + 1);
-  for (let v = 1; v < N; v++) kidStart[parent[v]! + 1]!++;
-  for (let u = 0; u < N; u++) kidStart[u + 1]! += kidStart[u]!;
-  const kids = new Int32Array(Math.max(N - 1, 0));
-  const fill = kidStart.slice(0, N);
-  if (used.length === 0) {
-    // Created in DFS preorder of sorted patterns: each node's children already come in ascending class.
-    for (let v = 1; v < N; v++) kids[fill[parent[v]!]!++] = v;
-  } else {
+  // Children lists (CSR, ascending class), then breadth-first renumbering. Nodes created in DFS preorder of
+  // sorted patterns already come in ascending class under each parent; members added later are placed
+  // class by class.
+  let byClass: Int32Array | undefined;
+  if (used.length > 0) {
     const classStart = new Int32Array(stride + 1);
     for (let v = 1; v < N; v++) classStart[edgeOld[v]! + 1]!++;
     for (let c = 0; c < stride; c++) classStart[c + 1]! += classStart[c]!;
-    const byClass = new Int32Array(Math.max(N - 1, 0));
+    byClass = new Int32Array(Math.max(N - 1, 0));
     for (let v = 1; v < N; v++) byClass[classStart[edgeOld[v]!]!++] = v;
-    for (let k = 0; k < N - 1; k++) {
-      const v = byClass[k]!;
-      kids[fill[parent[v]!]!++] = v;
-    }
   }
+  const { start: kidStart, kids } = childLists(parent, N, byClass);
   const oldOf = new Int32Array(N);
   const newId = new Int32Array(N);
   const edge = new Uint8Array(N);
