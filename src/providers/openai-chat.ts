@@ -3,7 +3,8 @@
 // text; only the first fragment carries the call's id and name). OpenAI-compatible providers (DESIGN §3)
 // stream text in more places: `reasoning_content` (DeepSeek, vLLM), `reasoning` and
 // `reasoning_details[].text` (OpenRouter), and `content` as an array of parts (Mistral: text parts and
-// `thinking` parts). The older functions API streams `delta.function_call.arguments` the same way.
+// `thinking` parts). The older functions API streams `delta.function_call.arguments` the same way, and
+// custom tools (free-text input) `delta.tool_calls[j].custom.input`.
 
 import { ALL_KEYS, BODY, type DeltaField, type StreamAdapter, type ToolCallInfo, type ToolCallSite } from './types.ts';
 
@@ -38,12 +39,12 @@ export const openaiChat: StreamAdapter = {
       const calls = delta.tool_calls;
       if (!Array.isArray(calls)) return;
       calls.forEach((call: Record<string, unknown>, ti) => {
-        const fn = call?.function as Record<string, unknown> | undefined;
-        if (typeof fn?.arguments !== 'string') return;
+        const site = callField(call);
+        if (site === undefined) return;
         const tool: ToolCallInfo = {};
         if (typeof call.id === 'string') tool.id = call.id;
-        if (typeof fn.name === 'string') tool.name = fn.name;
-        out.push({ key: `${idx}/tool/${String(call.index ?? ti)}`, path: ['choices', ci, 'delta', 'tool_calls', ti, 'function', 'arguments'], json: true, tool });
+        if (site.name !== undefined) tool.name = site.name;
+        out.push({ key: `${idx}/tool/${String(call.index ?? ti)}`, path: ['choices', ci, 'delta', 'tool_calls', ti, site.field, site.key], json: site.json, tool });
       });
     });
     return out;
@@ -58,12 +59,12 @@ export const openaiChat: StreamAdapter = {
       if (typeof message !== 'object' || message === null) return;
       if (Array.isArray(message.tool_calls)) {
         message.tool_calls.forEach((call: Record<string, unknown>, ti) => {
-          const fn = call?.function as Record<string, unknown> | undefined;
-          if (typeof fn?.arguments !== 'string') return;
+          const site = callField(call);
+          if (site === undefined) return;
           const tool: ToolCallInfo = {};
           if (typeof call.id === 'string') tool.id = call.id;
-          if (typeof fn.name === 'string') tool.name = fn.name;
-          out.push({ path: ['choices', ci, 'message', 'tool_calls', ti, 'function', 'arguments'], kind: 'json', tool });
+          if (site.name !== undefined) tool.name = site.name;
+          out.push({ path: ['choices', ci, 'message', 'tool_calls', ti, site.field, site.key], kind: site.json ? 'json' : 'text', tool });
         });
       }
       const legacy = message.function_call as Record<string, unknown> | undefined;
@@ -99,6 +100,18 @@ export const openaiChat: StreamAdapter = {
     return (k) => ended.some((p) => k.startsWith(p)) || (!started.includes(k) && prefixes.some((p) => k.startsWith(p)));
   },
 };
+
+/**
+ * Where a tool call's arguments are: `function.arguments` (JSON text), or a custom tool's `custom.input`
+ * (free text, as Codex's apply_patch in Responses). Undefined when the call carries neither as a string.
+ */
+function callField(call: Record<string, unknown> | null | undefined): { field: 'function' | 'custom'; key: 'arguments' | 'input'; json: boolean; name: string | undefined } | undefined {
+  const fn = call?.function as Record<string, unknown> | undefined;
+  if (typeof fn?.arguments === 'string') return { field: 'function', key: 'arguments', json: true, name: typeof fn.name === 'string' ? fn.name : undefined };
+  const custom = call?.custom as Record<string, unknown> | undefined;
+  if (typeof custom?.input === 'string') return { field: 'custom', key: 'input', json: false, name: typeof custom.name === 'string' ? custom.name : undefined };
+  return undefined;
+}
 
 /**
  * Text in a `content` array: `{type:"text",text}` parts, and `{type:"thinking",thinking:[{type:"text",text}]}`.

@@ -1,8 +1,9 @@
-// Tool calls outside the function-call shapes: the older Chat `function_call` deltas, the Responses items a
-// client runs itself (`local_shell_call`, `shell_call`, `apply_patch_call`, `computer_call`) with their own
-// streamed events, Vertex `functionCall.partialArgs`, and computer-use tools. Under `guarded` no placeholder in
-// one of them is restored for a call that names a destination outside the allow list, nor where the call
-// cannot be read whole; `all` restores them like text. Each stream is fed whole, in seeded chunks and byte by byte.
+// Tool calls outside the function-call shapes: the older Chat `function_call` deltas, Chat custom tools
+// (`tool_calls[].custom.input`), the Responses items a client runs itself (`local_shell_call`, `shell_call`,
+// `apply_patch_call`, `computer_call`) with their own streamed events, Vertex `functionCall.partialArgs`, and
+// computer-use tools. Under `guarded` no placeholder in one of them is restored for a call that names a
+// destination outside the allow list, nor where the call cannot be read whole; `all` restores them like
+// text. Each stream is fed whole, in seeded chunks and byte by byte.
 
 import { describe, expect, it } from 'vitest';
 import { anthropicMessages } from '../../src/providers/anthropic-messages.ts';
@@ -120,6 +121,30 @@ const CASES: Case[] = [
             .join(''),
         ),
       ).join('\u0000'),
+  },
+  {
+    name: 'chat: custom tool, streamed (tool_calls[].custom.input)',
+    adapter: openaiChat,
+    kind: 'sse',
+    build: (cmd) => {
+      const events: Array<[string | undefined, unknown]> = [[undefined, { id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { role: 'assistant', tool_calls: [{ index: 0, id: 'call_1', type: 'custom', custom: { name: 'run', input: '' } }] }, finish_reason: null }] }]];
+      for (const ch of cmd) events.push([undefined, { id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { tool_calls: [{ index: 0, custom: { input: ch } }] }, finish_reason: null }] }]);
+      events.push([undefined, { id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] }]);
+      return `${sse(events)}data: [DONE]\n\n`;
+    },
+    read: (out) =>
+      out
+        .split('\n\n')
+        .filter((e) => e.startsWith('data: {'))
+        .map((e) => JSON.parse(e.slice(6)).choices[0].delta.tool_calls?.[0]?.custom?.input ?? '')
+        .join(''),
+  },
+  {
+    name: 'chat: custom tool, non-streamed body',
+    adapter: openaiChat,
+    kind: 'body',
+    build: (cmd) => JSON.stringify({ id: 'c', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'custom', custom: { name: 'run', input: cmd } }] }, finish_reason: 'tool_calls' }] }),
+    read: (out) => strings(JSON.parse(out)).join('\u0000'),
   },
   {
     name: 'responses: local_shell_call, streamed',
