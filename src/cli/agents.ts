@@ -2,7 +2,7 @@
 // the proxy (and none around it): Claude Code honours ANTHROPIC_BASE_URL; Codex needs a model-provider
 // override that depends on its login; Gemini CLI honours GOOGLE_GEMINI_BASE_URL; opencode reads its
 // provider base URLs from OPENCODE_CONFIG_CONTENT. Each also sends side traffic to its vendor unless told
-// not to (see README "Agents").
+// not to (see docs/agents.md).
 
 import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';

@@ -46,7 +46,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     agents.push(a);
   }
   const { flags, configFile, keyFile } = proxyFlags(values, 'doctor');
-  const checks = await runChecks({ env: io.env, agents, online: values.online === true, configFile, keyFile, flags });
+  const checks = await runChecks({ env: io.env, cwd: io.cwd, agents, online: values.online === true, configFile, keyFile, flags });
   const failed = checks.some((c) => c.level === 'fail');
   if (values.json === true) io.stdout.write(`${JSON.stringify({ ok: !failed, checks })}\n`);
   else for (const c of checks) io.stdout.write(`${c.level.padEnd(5)} ${c.area.padEnd(10)} ${c.message}\n`);
@@ -62,6 +62,8 @@ export interface DoctorOptions {
   flags?: Record<string, unknown>;
   /** `--key-file`, as serve would unlock the vault with it. */
   keyFile?: string | undefined;
+  /** Where discovery would look; default process.cwd(). */
+  cwd?: string | undefined;
 }
 
 /** All checks, in order. */
@@ -83,7 +85,7 @@ export async function runChecks(options: DoctorOptions): Promise<Check[]> {
   const vault = await checkVault(config, options.env, options.keyFile);
   for (const c of vault.checks) add(c.level, c.area, c.message);
   total += vault.records;
-  total += checkDiscovery(config, options.env, process.cwd(), config.secrets.vault !== 'off' && vaultExists(config.home), add);
+  total += checkDiscovery(config, options.env, options.cwd ?? process.cwd(), config.secrets.vault !== 'off' && vaultExists(config.home), add);
   checkDetection(config, add);
   checkProtected(total, config.detect.mode !== 'off', add);
   await checkUpstreams(config, options.online, add);

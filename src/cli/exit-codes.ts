@@ -1,4 +1,4 @@
-// The exit codes of every ficta command, in one table (README "Exit codes").
+// The exit codes of every ficta command, in one table (docs/troubleshooting.md "Exit codes").
 
 /** Success. */
 export const EXIT_OK = 0;

@@ -9,6 +9,8 @@ export interface CliIo {
   stderr: Writable;
   stdin: Readable;
   env: NodeJS.ProcessEnv;
+  /** The working directory zero-config discovery reads (and a wrapped command starts in); default process.cwd(). */
+  cwd?: string;
 }
 
 /** The real process streams and environment. */

@@ -16,7 +16,7 @@ export const spec = {
   usage: 'report FILE [--json] [--fail-on-block] [--fail-on-withhold]',
   summary: 'print a run report written with --report-file',
   description: `Prints the run report that ficta serve/run --report-file FILE wrote on exit: requests by outcome
-(ok, blocked, unauthorized, not_found, upstream_unreachable, … — see "Outcomes" in the README),
+(ok, blocked, unauthorized, not_found, upstream_unreachable, … — see "Outcomes" in docs/logs.md),
 redactions and restores by secret name, blocked requests, restore misses, upstream errors and restores
 withheld from tool calls (by secret name and reason). Names and counts only, never a value.`,
   options: {

@@ -48,6 +48,7 @@ async function serve(argv: string[], io: CliIo): Promise<number> {
     configFile,
     keyFile,
     env: io.env,
+    ...(io.cwd === undefined ? {} : { cwd: io.cwd }),
     stdin: io.stdin,
     stderr: io.stderr,
     readyFile: values['ready-file'],

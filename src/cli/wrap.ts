@@ -77,6 +77,7 @@ export async function runWrapped(options: WrapOptions): Promise<number> {
       configFile: options.configFile,
       keyFile: options.keyFile,
       env: io.env,
+      ...(io.cwd === undefined ? {} : { cwd: io.cwd }),
       stdin: io.stdin,
       stderr: io.stderr,
       reunlockHint: 'restart the ficta command to unlock it again',
@@ -101,7 +102,7 @@ export async function runWrapped(options: WrapOptions): Promise<number> {
     else env[k] = v;
   }
 
-  const child = spawn(plan.command, plan.args, { stdio: 'inherit', env });
+  const child = spawn(plan.command, plan.args, { stdio: 'inherit', env, ...(io.cwd === undefined ? {} : { cwd: io.cwd }) });
   const forward = (signal: NodeJS.Signals): void => {
     if ((signal === 'SIGINT' || signal === 'SIGQUIT') && process.stdin.isTTY === true) return;
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);

@@ -4,10 +4,11 @@ import { mkdirSync, chmodSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-/** The ficta home directory from FICTA_HOME, else ~/.ficta (not created). */
+/** The ficta home directory from FICTA_HOME, else ~/.ficta with ~ from the given environment's HOME (not created). */
 export function resolveHome(env: NodeJS.ProcessEnv = process.env): string {
   const fromEnv = env.FICTA_HOME;
-  return fromEnv !== undefined && fromEnv !== '' ? resolve(fromEnv) : join(homedir(), '.ficta');
+  if (fromEnv !== undefined && fromEnv !== '') return resolve(fromEnv);
+  return join(env.HOME !== undefined && env.HOME !== '' ? env.HOME : homedir(), '.ficta');
 }
 
 /** Creates the home directory (0700) if missing and tightens its mode if it is looser. */

@@ -18,7 +18,7 @@ export type Confirm = (buf: Uint8Array, anchorStart: number, anchorEnd: number, 
 export interface Kind {
   /** Stable name used in logs, reports, 403 messages and `detect.allow` (e.g. `github-classic-pat`). */
   readonly name: string;
-  /** For the README table: provider and what the credential is. */
+  /** For the table in docs/detection.md: provider and what the credential is. */
   readonly title: string;
   /** Literal byte strings the automaton looks for; a hit is only a candidate. */
   readonly anchors: readonly string[];

@@ -1,5 +1,5 @@
 // The outcome of a proxied request, one lowercase name per way it can end, used by the request log, the
-// run report and `ficta status` (README "Outcomes"); and which of them are problems worth a warning.
+// run report and `ficta status` (docs/logs.md "Outcomes"); and which of them are problems worth a warning.
 
 import { isFictaError } from '../errors.ts';
 

@@ -22,7 +22,7 @@ export interface RequestSummary {
 
 export interface RunReport {
   requests: number;
-  /** Requests by outcome (ok, blocked, unauthorized, not_found, upstream_unreachable, …; see README "Outcomes"). */
+  /** Requests by outcome (ok, blocked, unauthorized, not_found, upstream_unreachable, …; see docs/logs.md "Outcomes"). */
   byOutcome: Record<string, number>;
   redactions: Record<string, number>;
   restores: Record<string, number>;

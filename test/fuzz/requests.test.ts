@@ -1,6 +1,6 @@
 // The request half of the differential fuzz suite: generated requests of every body kind and surface,
 // sent through a real ficta on loopback to a recording mock provider, judged by the independent oracle
-// (test/fuzz/oracle). Sizing and replay: test/fuzz/fuzz-config.ts and the README's "Fuzzing" paragraph.
+// (test/fuzz/oracle). Sizing and replay: test/fuzz/fuzz-config.ts and "Fuzzing" in docs/development.md.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFuzzRun, suiteTimeoutMs } from './fuzz-config.ts';

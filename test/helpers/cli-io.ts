@@ -2,6 +2,7 @@
 
 import { PassThrough, Writable } from 'node:stream';
 import { main } from '../../src/cli/main.ts';
+import { isolation } from './isolation.ts';
 
 export interface InProcessResult {
   code: number;
@@ -9,7 +10,10 @@ export interface InProcessResult {
   stderr: string;
 }
 
-/** Runs main(argv) with its own streams and environment; stdin (not a terminal) holds `input`. */
+/**
+ * Runs main(argv) with its own streams and environment; stdin (not a terminal) holds `input`. It works in a
+ * fresh empty directory (also HOME unless `env` names one), so the checkout's `.env` is never discovered.
+ */
 export async function runMain(argv: string[], env: NodeJS.ProcessEnv = {}, input = ''): Promise<InProcessResult> {
   let stdout = '';
   let stderr = '';
@@ -22,6 +26,11 @@ export async function runMain(argv: string[], env: NodeJS.ProcessEnv = {}, input
     });
   const stdin = new PassThrough();
   stdin.end(input);
-  const code = await main(argv, { stdout: sink((s) => (stdout += s)), stderr: sink((s) => (stderr += s)), stdin, env });
-  return { code, stdout, stderr };
+  const iso = isolation();
+  try {
+    const code = await main(argv, { stdout: sink((s) => (stdout += s)), stderr: sink((s) => (stderr += s)), stdin, env: { ...iso.env, ...env }, cwd: iso.dir });
+    return { code, stdout, stderr };
+  } finally {
+    iso.cleanup();
+  }
 }

@@ -2,6 +2,7 @@
 
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join } from 'node:path';
+import { isolation } from './isolation.ts';
 
 export const BIN = join(import.meta.dirname, '../../bin/ficta');
 
@@ -19,18 +20,26 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `ficta ARGS…` to completion. */
-export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+/**
+ * Runs `ficta ARGS…` to completion, in `cwd` or else a fresh empty directory that is also its HOME (unless
+ * `env` names one), so nothing in the checkout or the developer's home is discovered.
+ */
+export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number; cwd?: string } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(BIN, [...args], { env: { PATH: process.env.PATH, ...SOURCES_ENV, ...options.env }, stdio: 'pipe' });
+    const iso = isolation();
+    const child = spawn(BIN, [...args], { cwd: options.cwd ?? iso.dir, env: { PATH: process.env.PATH, ...iso.env, ...SOURCES_ENV, ...options.env }, stdio: 'pipe' });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d.toString()));
     child.stderr.on('data', (d) => (stderr += d.toString()));
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
-    child.on('error', reject);
+    child.on('error', (error) => {
+      iso.cleanup();
+      reject(error);
+    });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
+      iso.cleanup();
       resolve({ code, signal, stdout, stderr });
     });
     if (options.input !== undefined) child.stdin.end(options.input);
@@ -49,14 +58,21 @@ export interface ServeProcess {
 
 /**
  * Starts `ficta serve ARGS…` and waits for its `ficta listening on …` line: this checkout's sources, or
- * `bin`, an installed `ficta` (which has no sources: it runs as it is).
+ * `bin`, an installed `ficta` (which has no sources: it runs as it is). It runs in `cwd`, or else in a fresh
+ * empty directory that is also its HOME unless `env` names one (removed when it exits).
  */
-export async function startServe(args: string[], env: NodeJS.ProcessEnv, bin?: string): Promise<ServeProcess> {
-  const child = spawn(bin ?? BIN, ['serve', ...args], { env: { PATH: process.env.PATH, ...(bin === undefined ? SOURCES_ENV : {}), ...env }, stdio: 'pipe' });
+export async function startServe(args: string[], env: NodeJS.ProcessEnv, bin?: string, cwd?: string): Promise<ServeProcess> {
+  const iso = isolation();
+  const child = spawn(bin ?? BIN, ['serve', ...args], { cwd: cwd ?? iso.dir, env: { PATH: process.env.PATH, ...iso.env, ...(bin === undefined ? SOURCES_ENV : {}), ...env }, stdio: 'pipe' });
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('close', (code, signal) => {
+      iso.cleanup();
+      resolve({ code, signal });
+    }),
+  );
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 20_000);
     child.stdout.on('data', (d) => {

@@ -57,7 +57,7 @@ describe('Gemini CLI through ficta gemini', () => {
     const fictaHome = join(dir, 'ficta');
     mkdirSync(join(home, '.gemini'), { recursive: true });
     mkdirSync(work);
-    // Headless Gemini CLI 0.61 needs an auth type in its settings (see README: GOOGLE_GEMINI_BASE_URL alone selects "gateway", which it refuses).
+    // Headless Gemini CLI 0.61 needs an auth type in its settings (see docs/agents.md: GOOGLE_GEMINI_BASE_URL alone selects "gateway", which it refuses).
     writeFileSync(join(home, '.gemini', 'settings.json'), JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }));
     const envFile = join(dir, 'app.env');
     writeFileSync(envFile, `DB_PASSWORD=${dotenvQuote(WEIRD)}\nGEMINI_API_KEY=${GEMINI_KEY}\n`);

@@ -14,7 +14,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Runs bin/ficta with FICTA_NODE set to `node`. */
 function ficta(node: string, args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(BIN, args, { env: { PATH: process.env.PATH, ...SOURCES_ENV, FICTA_NODE: node }, encoding: 'utf8', timeout: 20_000 });
+  const r = spawnSync(BIN, args, { cwd: dir, env: { PATH: process.env.PATH, ...SOURCES_ENV, HOME: dir, FICTA_NODE: node }, encoding: 'utf8', timeout: 20_000 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -70,7 +70,8 @@ describe('ficta run', () => {
   it('forwards SIGTERM (and SIGINT without a terminal) to the command and exits with its code', async () => {
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       const child = spawn(BIN, ['run', process.execPath, '-e', `process.on('${signal}', () => { console.log('got ${signal}'); process.exit(42); }); console.log('ready'); setInterval(() => {}, 1000);`], {
-        env: { PATH: process.env.PATH, ...SOURCES_ENV, ...baseEnv() },
+        cwd: home,
+        env: { PATH: process.env.PATH, ...SOURCES_ENV, HOME: home, ...baseEnv() },
       });
       let out = '';
       await new Promise<void>((resolve) => child.stdout.on('data', (d) => ((out += d), out.includes('ready') && resolve())));

@@ -26,7 +26,7 @@ interface Run { code: number | null; stdout: string; stderr: string }
 
 function ficta(home: string, args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
-    const proc = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...SOURCES_ENV, HOME: home, FICTA_HOME: home, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [BIN, ...args], { cwd: dir, env: { PATH: process.env.PATH ?? '', ...SOURCES_ENV, HOME: home, FICTA_HOME: home, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     proc.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });

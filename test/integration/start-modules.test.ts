@@ -23,6 +23,7 @@ async function loadedUntilReady(home: string, env: Record<string, string> = {}):
   const trace = join(dir, `trace-${Math.random().toString(36).slice(2)}.txt`);
   writeFileSync(trace, '');
   const child = spawn(process.execPath, ['--import', TRACER, `${BIN}.js`, 'serve', '--port', '0'], {
+    cwd: dir,
     env: { PATH: process.env.PATH, HOME: home, FICTA_HOME: home, TRACE_FILE: trace, ...SOURCES_ENV, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

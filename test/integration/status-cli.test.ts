@@ -41,7 +41,7 @@ describe('ficta status', () => {
     writeFileSync(join(home, 'run', '999999999.json'), JSON.stringify({ pid: 999999999, mode: 'serve', url: 'http://127.0.0.1:1', host: '127.0.0.1', port: 1, startedAt: 0, version: 'x', requests: 0, blocks: 0, upstreamErrors: 0 }));
 
     const serve = await startServe(['--port', '0', '--token', 'auto', '--env-file', envFile, '--anthropic-upstream', up.url], { FICTA_HOME: home });
-    const child = spawn(BIN, ['run', '-q', '--env-file', envFile, '--', process.execPath, '-e', 'process.stdin.resume(); process.stdin.on("end", () => process.exit(0))'], { env: { PATH: process.env.PATH, ...SOURCES_ENV, FICTA_HOME: home }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(BIN, ['run', '-q', '--env-file', envFile, '--', process.execPath, '-e', 'process.stdin.resume(); process.stdin.on("end", () => process.exit(0))'], { cwd: home, env: { PATH: process.env.PATH, ...SOURCES_ENV, HOME: home, FICTA_HOME: home }, stdio: ['pipe', 'pipe', 'pipe'] });
     // Listened for at once: `run` may well be gone before serve is (a listener added later would wait forever).
     const childClosed = new Promise((r) => child.on('close', r));
     try {

@@ -22,7 +22,7 @@ function ficta(args: string[], options: { stdin?: string; env?: Record<string, s
   return new Promise((resolve) => {
     // A clean environment: nothing of the developer's FICTA_* leaks into the test.
     const env = { PATH: process.env.PATH ?? '', HOME: t.home, FICTA_HOME: t.home, ...SOURCES_ENV, ...options.env };
-    const proc = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [BIN, ...args], { cwd: join(t.home, '..'), env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     proc.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });

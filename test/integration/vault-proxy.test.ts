@@ -38,7 +38,7 @@ afterEach(async () => {
 function cli(args: string[], stdin = ''): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
     const env = { PATH: process.env.PATH ?? '', HOME: t.home, FICTA_HOME: t.home, FICTA_VAULT_PASSPHRASE: PASS, ...SOURCES_ENV };
-    const p = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'ignore', 'pipe'] });
+    const p = spawn(process.execPath, [BIN, ...args], { cwd: join(t.home, '..'), env, stdio: ['pipe', 'ignore', 'pipe'] });
     let stderr = '';
     p.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
     p.on('exit', (code) => resolve({ code, stderr }));

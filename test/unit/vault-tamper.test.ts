@@ -219,7 +219,7 @@ describe('an unlocked vault meets a file changed by someone else', () => {
     });
     expectCode(v.entries(), 'FICTA_VAULT_ROLLED_BACK');
     v.close();
-    // A fresh process has no memory of the newer generation: an old backup is a valid vault (see README).
+    // A fresh process has no memory of the newer generation: an old backup is a valid vault (see docs/vault.md).
     const fresh = await unlockVault(t.path, PASSPHRASE);
     expect(fresh.ok).toBe(true);
     if (fresh.ok) fresh.value.close();

@@ -1,5 +1,5 @@
 // Token overhead measured with real tokenizers (gpt-tokenizer: o200k_base for GPT-4o/GPT-5 class models,
-// cl100k_base for GPT-4 class). Claude's tokenizer is not published; see the README section.
+// cl100k_base for GPT-4 class). Claude's tokenizer is not published; see docs/watermarks.md.
 import { encode as cl100k } from 'gpt-tokenizer/encoding/cl100k_base';
 import { encode as o200k } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';

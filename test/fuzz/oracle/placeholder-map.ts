@@ -1,4 +1,4 @@
-// The oracle's own derivation of ficta's placeholders, written from the scheme DESIGN §4 and the README
+// The oracle's own derivation of ficta's placeholders, written from the scheme DESIGN §4 and docs/how-it-works.md
 // state (`~ficta_` + the first 100 bits of HMAC-SHA256 under the placeholder key, domain-separated,
 // as 20 base32 characters), not imported from src/redact: if the proxy's scheme drifts, the fuzz
 // suite notices instead of agreeing with it.
