@@ -24,7 +24,7 @@ export interface LoadConfigOptions {
 }
 
 /** FICTA_* variables and the config keys they set. */
-const ENV_KEYS: ReadonlyArray<readonly [string, readonly string[], 'string' | 'int']> = [
+export const ENV_KEYS: ReadonlyArray<readonly [string, readonly string[], 'string' | 'int']> = [
   ['FICTA_HOST', ['host'], 'string'],
   ['FICTA_PORT', ['port'], 'int'],
   ['FICTA_ANTHROPIC_UPSTREAM', ['upstreams', 'anthropic'], 'string'],
@@ -106,7 +106,7 @@ function readEnv(env: NodeJS.ProcessEnv): Result<Tree> {
 }
 
 /** `FICTA_UPSTREAM_<NAME>=URL` defines a named upstream. */
-const NAMED_UPSTREAM_ENV = 'FICTA_UPSTREAM_';
+export const NAMED_UPSTREAM_ENV = 'FICTA_UPSTREAM_';
 
 function setPath(tree: Tree, path: readonly string[], value: unknown): void {
   let node = tree;

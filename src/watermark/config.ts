@@ -12,23 +12,19 @@ export const DEFAULT_RETENTION_DAYS = 90;
 
 export const WatermarkConfigSchema = z
   .object({
-    /** Off: request bodies pass untouched and nothing is registered. Stripping responses stays on. */
-    enabled: z.boolean().default(true),
-    /** Embed in-band frames; off leaves fingerprints only (zero tokens). */
-    inBand: z.boolean().default(true),
-    thresholdBytes: z.number().int().positive().default(DEFAULT_THRESHOLD_BYTES),
-    retentionDays: z.number().int().positive().default(DEFAULT_RETENTION_DAYS),
+    enabled: z.boolean().default(true).describe('Off: request bodies pass untouched and nothing is registered. Stripping responses stays on.'),
+    inBand: z.boolean().default(true).describe('Embed in-band frames; off leaves fingerprints only (zero tokens).'),
+    thresholdBytes: z.number().int().positive().default(DEFAULT_THRESHOLD_BYTES).describe('Documents below this many UTF-8 bytes are neither marked nor fingerprinted.'),
+    retentionDays: z.number().int().positive().default(DEFAULT_RETENTION_DAYS).describe('Registry rows older than this many days are purged (`ficta attribute --purge`).'),
     surfaces: z
       .object({
-        /** Anthropic `document` blocks with text sources; OpenAI file inputs with a text data URL and text parts wrapped in `<document>…</document>`. */
-        documents: z.boolean().default(true),
-        /** Anthropic `tool_result`, OpenAI `role: "tool"` messages and `*_call_output` items. */
-        toolResults: z.boolean().default(false),
-        /** Plain user prompt text. */
-        promptText: z.boolean().default(false),
+        documents: z.boolean().default(true).describe('Anthropic `document` blocks with text sources; OpenAI file inputs with a text data URL and text parts wrapped in `<document>…</document>`.'),
+        toolResults: z.boolean().default(false).describe('Anthropic `tool_result`, OpenAI `role: "tool"` messages and `*_call_output` items.'),
+        promptText: z.boolean().default(false).describe('Plain user prompt text.'),
       })
       .strict()
-      .prefault({}),
+      .prefault({})
+      .describe('What is marked and fingerprinted.'),
   })
   .strict();
 
