@@ -4,7 +4,7 @@
 
 import type { OptionsSpec, OptionValues } from './args.ts';
 import { usageError } from './args.ts';
-import { namedUpstreamProblem } from '../providers/upstreams.ts';
+import { namedUpstreamProblem, routeName } from '../providers/upstreams.ts';
 import { generateToken } from '../server/access.ts';
 import { parseHostPattern } from '../sinks/hosts.ts';
 
@@ -95,7 +95,7 @@ export function proxyFlags(values: Partial<ServeValues>, command = 'serve'): { f
     if (eq <= 0 || eq === named.length - 1) throw usageError({ name: command }, '--upstream takes NAME=URL (e.g. --upstream openrouter=https://openrouter.ai)');
     const problem = namedUpstreamProblem(name);
     if (problem !== undefined) throw usageError({ name: command }, `--upstream: ${problem}`);
-    upstreams[name] = { url: named.slice(eq + 1) };
+    upstreams[routeName(name)] = { url: named.slice(eq + 1) };
   }
   if (Object.keys(upstreams).length > 0) flags.upstreams = upstreams;
   const secrets: Record<string, unknown> = {};

@@ -8,7 +8,7 @@ import type { z } from './zod.ts';
 import { FictaError } from '../errors.ts';
 import { err, ok, type Result } from '../util/result.ts';
 import { resolveHome } from './home.ts';
-import { namedUpstreamProblem } from '../providers/upstreams.ts';
+import { lowercaseUpstreamNames, namedUpstreamProblem, routeName } from '../providers/upstreams.ts';
 import { ConfigSchema, type Config } from './schema.ts';
 
 type Tree = Record<string, unknown>;
@@ -48,7 +48,10 @@ export function loadConfig(options: LoadConfigOptions = {}): Result<Config> {
   const envResult = readEnv(env);
   if (!envResult.ok) return envResult;
 
-  const merged = mergeTrees(mergeTrees(mergeTrees(options.defaults ?? {}, fileResult.value.tree), envResult.value), options.flags ?? {});
+  // Named upstreams are routed lowercased: each source's names are lowercased before merging, so a flag's
+  // `--upstream openrouter=…` replaces the file's `[upstreams.OpenRouter]` instead of clashing with it.
+  const trees = [options.defaults ?? {}, fileResult.value.tree, envResult.value, options.flags ?? {}].map(lowercaseNamed);
+  const merged = trees.reduce((base, over) => mergeTrees(base, over));
   merged.home = home;
   const parsed = ConfigSchema.safeParse(merged);
   if (!parsed.success) {
@@ -97,12 +100,23 @@ function readEnv(env: NodeJS.ProcessEnv): Result<Tree> {
   for (const [name, raw] of Object.entries(env)) {
     if (!name.startsWith(NAMED_UPSTREAM_ENV) || raw === undefined || raw === '') continue;
     // FICTA_UPSTREAM_OPENROUTER=URL → [upstreams.openrouter] url = URL, routed at /openrouter/.
-    const upstream = name.slice(NAMED_UPSTREAM_ENV.length).toLowerCase();
+    const upstream = routeName(name.slice(NAMED_UPSTREAM_ENV.length));
     const problem = namedUpstreamProblem(upstream);
     if (problem !== undefined) return err(new FictaError('FICTA_CONFIG_INVALID', `config: ${name}: ${problem}`));
     setPath(tree, ['upstreams', upstream], { url: raw });
   }
   return ok(tree);
+}
+
+/** The tree with its named upstreams' names lowercased (a clash within one source is left for the schema to name). */
+function lowercaseNamed(tree: Tree): Tree {
+  const upstreams = tree.upstreams;
+  if (!isPlainObject(upstreams)) return tree;
+  // Names that cannot be names are kept as written, so the schema's error names them as the user did.
+  if (Object.keys(upstreams).some((n) => routeName(n) !== n && namedUpstreamProblem(n) !== undefined)) return tree;
+  let clash = false;
+  const lowered = lowercaseUpstreamNames(upstreams, () => (clash = true));
+  return clash ? tree : { ...tree, upstreams: lowered };
 }
 
 /** `FICTA_UPSTREAM_<NAME>=URL` defines a named upstream. */

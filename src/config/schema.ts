@@ -2,7 +2,7 @@
 
 import { z } from './zod.ts';
 import { DetectConfigSchema } from '../detect/config.ts';
-import { BUILT_IN_UPSTREAMS, namedUpstreamProblem } from '../providers/upstreams.ts';
+import { BUILT_IN_UPSTREAMS, lowercaseUpstreamNames, namedUpstreamProblem } from '../providers/upstreams.ts';
 import { HostListSchema, RestoreConfigSchema } from '../sinks/config.ts';
 import { WatermarkConfigSchema } from '../watermark/config.ts';
 
@@ -42,7 +42,12 @@ export const ConfigSchema = z
           const problem = namedUpstreamProblem(name);
           if (problem !== undefined) ctx.addIssue({ code: 'custom', path: [name], message: problem });
         }
+        lowercaseUpstreamNames(upstreams, (first, second) =>
+          ctx.addIssue({ code: 'custom', path: [second], message: `the same route as "${first}" (names are routed lowercased)` }),
+        );
       })
+      // Named upstreams in any case, routed lowercased (`[upstreams.OpenRouter]` → /openrouter/).
+      .transform((upstreams) => lowercaseUpstreamNames(upstreams, () => undefined) as typeof upstreams)
       .prefault({})
       .describe('The built-in upstreams (a URL each), and named upstreams as tables (`[upstreams.openrouter]` `url = "https://openrouter.ai"`), routed at `/<name>/…`.'),
     limits: z

@@ -43,11 +43,34 @@ export const RESERVED_ROUTE_NAMES: ReadonlySet<string> = new Set([...Object.keys
 
 const NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
-/** Why `name` cannot be a named upstream, or undefined when it can. */
+/** The route a named upstream takes: its name lowercased (`OpenRouter` is routed at `/openrouter/`). */
+export function routeName(name: string): string {
+  return name.toLowerCase();
+}
+
+/** Why `name` (in any case) cannot be a named upstream, or undefined when it can. */
 export function namedUpstreamProblem(name: string): string | undefined {
-  if (RESERVED_ROUTE_NAMES.has(name)) return `the name "${name}" collides with the built-in route /${name}/; choose another name`;
-  if (!NAME.test(name)) return 'a name is 1 to 63 lowercase letters, digits, "-" or "_", starting with a letter or digit';
+  const route = routeName(name);
+  if (RESERVED_ROUTE_NAMES.has(route)) return `the name "${route}" collides with the built-in route /${route}/; choose another name`;
+  if (!NAME.test(route)) return 'a name is 1 to 63 letters, digits, "-" or "_", starting with a letter or digit (routed lowercased)';
   return undefined;
+}
+
+/**
+ * A named-upstream table with every name routed lowercased; built-in keys stay as they are. Two names that
+ * differ only in case are one route: the second is reported through `clash`.
+ */
+export function lowercaseUpstreamNames<T>(upstreams: Readonly<Record<string, T>>, clash: (first: string, second: string) => void): Record<string, T> {
+  const out: Record<string, T> = {};
+  const from = new Map<string, string>();
+  for (const [name, value] of Object.entries(upstreams)) {
+    const key = Object.hasOwn(BUILT_IN_UPSTREAMS, name) ? name : routeName(name);
+    const first = from.get(key);
+    if (first !== undefined) clash(first, name);
+    from.set(key, name);
+    out[key] = value;
+  }
+  return out;
 }
 
 const NONE: ReadonlySet<string> = new Set();

@@ -94,6 +94,26 @@ describe('upstreams', () => {
     expect(r.value.upstreams).toMatchObject({ openrouter: { url: 'https://env.example' }, groq: { url: 'https://flag.example' }, my_vllm: { url: 'http://127.0.0.1:8000' } });
   });
 
+  it('takes named upstreams in any case, in the file, the environment and flags, routed lowercased', () => {
+    const file = loadConfig({ env: { FICTA_HOME: home({ 'config.toml': '[upstreams.OpenRouter]\nurl = "https://file.example"\n[upstreams.GROQ]\nurl = "https://g.example"\n' }) } });
+    expect(file.ok && file.value.upstreams).toMatchObject({ openrouter: { url: 'https://file.example' }, groq: { url: 'https://g.example' } });
+    expect(file.ok && Object.keys(file.value.upstreams)).not.toContain('OpenRouter');
+    const env = loadConfig({ env: { FICTA_HOME: home(), FICTA_UPSTREAM_My_Vllm: 'http://127.0.0.1:8000' } });
+    expect(env.ok && env.value.upstreams).toMatchObject({ my_vllm: { url: 'http://127.0.0.1:8000' } });
+    const { flags } = proxyFlags({ upstream: ['OpenRouter=https://flag.example'] });
+    expect(flags).toEqual({ upstreams: { openrouter: { url: 'https://flag.example' } } });
+    // A flag in another case replaces the file's entry: one route, the flag winning.
+    const both = loadConfig({ env: { FICTA_HOME: home({ 'config.toml': '[upstreams.OpenRouter]\nurl = "https://file.example"\n' }) }, flags: { upstreams: { OPENROUTER: { url: 'https://flag.example' } } } });
+    expect(both.ok && both.value.upstreams).toMatchObject({ openrouter: { url: 'https://flag.example' } });
+    // Two spellings of one route in one source are refused, naming the second.
+    const twice = loadConfig({ env: { FICTA_HOME: home({ 'config.toml': '[upstreams.openrouter]\nurl = "https://a.example"\n[upstreams.OpenRouter]\nurl = "https://b.example"\n' }) } });
+    expect(!twice.ok && twice.error.message).toMatch(/^config: upstreams\.OpenRouter: the same route as "openrouter" \(names are routed lowercased\)/);
+    // What cannot be a name is still refused, and a built-in in another case is still the built-in route.
+    expect(() => proxyFlags({ upstream: ['Open.Router=https://x.example'] })).toThrow(/--upstream: a name is 1 to 63 letters/);
+    expect(() => proxyFlags({ upstream: ['Gemini=https://x.example'] })).toThrow(/the name "gemini" collides with the built-in route/);
+    expect(() => proxyFlags({ upstream: ['-x=https://x.example'] })).toThrow(/a name is 1 to 63 letters/);
+  });
+
   it('refuses a named upstream that collides with a built-in route, naming it', () => {
     const file = loadConfig({ env: { FICTA_HOME: home({ 'config.toml': '[upstreams.v1beta]\nurl = "https://x.example"\n' }) } });
     expect(!file.ok && file.error.message).toMatch(/^config: upstreams\.v1beta: the name "v1beta" collides with the built-in route \/v1beta\//);
@@ -102,7 +122,7 @@ describe('upstreams', () => {
     const table = loadConfig({ env: { FICTA_HOME: home({ 'config.toml': '[upstreams.openai]\nurl = "https://x.example"\n' }) } });
     expect(table.ok).toBe(false);
     const bad = loadConfig({ env: { FICTA_HOME: home({ 'config.toml': '[upstreams."Open Router"]\nurl = "https://x.example"\n' }) } });
-    expect(!bad.ok && bad.error.message).toMatch(/^config: upstreams\.Open Router: a name is 1 to 63 lowercase letters/);
+    expect(!bad.ok && bad.error.message).toMatch(/^config: upstreams\.Open Router: a name is 1 to 63 letters, digits, "-" or "_", starting with a letter or digit \(routed lowercased\)/);
   });
 });
 
