@@ -3,9 +3,11 @@
 // `ficta <agent> --help` is ficta's help (the agent's own: `ficta <agent> -- --help`).
 
 import { formatHelp, parseCommandLine, type CommandSpec } from './args.ts';
+import { geminiAuthHint } from './agent-gemini.ts';
 import { agentPlan, findAgent, type AgentName } from './agents.ts';
 import { EXIT_NOT_FOUND, EXIT_OK, EXIT_RUN_FAILED } from './exit-codes.ts';
 import type { CliIo, Command } from './io.ts';
+import { createNotices } from './notice.ts';
 import { proxyFlags, wantsJson, WRAP_OPTIONS } from './proxy-options.ts';
 import { reportError } from './report-error.ts';
 import { runWrapped } from './wrap.ts';
@@ -64,6 +66,10 @@ For ${agent}'s own help: ficta ${agent} -- --help`,
       if (bin === undefined) {
         reportError(new FictaError('FICTA_RUN_NOT_FOUND', `${agent}: not found on PATH (install ${NAMES[agent]}, or set FICTA_${agent.toUpperCase()}_BIN)`), io.stderr, json);
         return EXIT_NOT_FOUND;
+      }
+      if (agent === 'gemini') {
+        const hint = geminiAuthHint(io.env, io.cwd ?? process.cwd(), userArgs, process.stdin.isTTY === true);
+        if (hint !== undefined) createNotices(io.stderr, json).warn('gemini_auth', `gemini: ${hint}`);
       }
       return runWrapped({ mode: agent, ...flags, io, quiet: values.quiet === true, json, plan: (urls) => agentPlan(agent, bin, userArgs, urls, io.env) });
     },

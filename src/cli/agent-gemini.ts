@@ -36,19 +36,54 @@ export function geminiEnv(urls: BaseUrls): Record<string, string> {
   };
 }
 
+/** The user's Gemini CLI settings file (GEMINI_CLI_HOME, else HOME: `.gemini/settings.json`). */
+export function geminiUserSettingsPath(env: NodeJS.ProcessEnv): string {
+  const home = env.GEMINI_CLI_HOME !== undefined && env.GEMINI_CLI_HOME !== '' ? env.GEMINI_CLI_HOME : (env.HOME ?? homedir());
+  return join(home, '.gemini', 'settings.json');
+}
+
+/** `security.auth.selectedType` of one settings file, or undefined (a file that does not parse counts as unset). */
+function selectedTypeIn(path: string): string | undefined {
+  try {
+    // Gemini CLI settings may hold comments (it reads them with strip-json-comments).
+    const settings = JSON.parse(stripJsonComments(readFileSync(path, 'utf8'))) as { security?: { auth?: { selectedType?: unknown } } };
+    const t = settings.security?.auth?.selectedType;
+    return typeof t === 'string' ? t : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** JSON text without `//` and `/* … *\/` comments outside strings. */
+function stripJsonComments(text: string): string {
+  return text.replace(/("(?:[^"\\]|\\.)*")|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, (_m, str: string | undefined) => str ?? '');
+}
+
 /**
  * The auth type in the user's Gemini CLI settings (GEMINI_CLI_HOME or ~/.gemini/settings.json), or
  * undefined. Without one, GOOGLE_GEMINI_BASE_URL selects the "gateway" type, which Gemini CLI 0.61 refuses
  * in headless runs ("Invalid auth method selected"; validateAuthMethod in packages/cli/src/config/auth.ts).
  */
 export function geminiSelectedAuth(env: NodeJS.ProcessEnv): string | undefined {
-  const home = env.GEMINI_CLI_HOME !== undefined && env.GEMINI_CLI_HOME !== '' ? env.GEMINI_CLI_HOME : (env.HOME ?? homedir());
-  try {
-    // Gemini CLI settings may hold comments; a file ficta cannot read as JSON reads as "not set".
-    const settings = JSON.parse(readFileSync(join(home, '.gemini', 'settings.json'), 'utf8')) as { security?: { auth?: { selectedType?: unknown } } };
-    const t = settings.security?.auth?.selectedType;
-    return typeof t === 'string' ? t : undefined;
-  } catch {
-    return undefined;
-  }
+  return selectedTypeIn(geminiUserSettingsPath(env));
+}
+
+/**
+ * One line for `ficta gemini` when a headless run will be refused for want of an auth type, else undefined.
+ * Gemini CLI 0.61 takes its auth type from its settings (system, workspace `.gemini/settings.json`, user),
+ * else from the environment in this order (getAuthTypeFromEnv, packages/core/src/core/contentGenerator.ts):
+ * GOOGLE_GENAI_USE_GCA, GOOGLE_GENAI_USE_VERTEXAI, GOOGLE_GEMINI_BASE_URL → "gateway", GEMINI_API_KEY →
+ * "gemini-api-key". ficta must set GOOGLE_GEMINI_BASE_URL, so with only GEMINI_API_KEY the type is
+ * "gateway", which headless runs refuse (exit 41). No environment variable selects "gemini-api-key" ahead
+ * of the base URL, and the only settings file an environment variable can add (system settings or
+ * defaults) is skipped unless root owns it and every directory above it — so ficta says what to set
+ * rather than write to the user's settings.
+ */
+export function geminiAuthHint(env: NodeJS.ProcessEnv, cwd: string, args: readonly string[], stdinIsTty: boolean): string | undefined {
+  const headless = !stdinIsTty || args.some((a) => a === '-p' || a === '--prompt' || a.startsWith('--prompt='));
+  if (!headless || env.GOOGLE_GENAI_USE_GCA === 'true' || env.GOOGLE_GENAI_USE_VERTEXAI === 'true') return undefined;
+  const user = geminiUserSettingsPath(env);
+  const system = env.GEMINI_CLI_SYSTEM_SETTINGS_PATH !== undefined && env.GEMINI_CLI_SYSTEM_SETTINGS_PATH !== '' ? env.GEMINI_CLI_SYSTEM_SETTINGS_PATH : '/etc/gemini-cli/settings.json';
+  if ([system, join(cwd, '.gemini', 'settings.json'), user].some((p) => selectedTypeIn(p) !== undefined)) return undefined;
+  return `Gemini CLI has no auth type in ${user}, so GOOGLE_GEMINI_BASE_URL makes it pick "gateway", which it refuses in a headless run (exit 41): set "security": {"auth": {"selectedType": "gemini-api-key"}} there (or run gemini once and choose "Use Gemini API key")`;
 }

@@ -70,6 +70,7 @@ describe('Gemini CLI through ficta gemini', () => {
       work,
     );
     expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain('has no auth type');
     // stream-json: the assistant's text as it streamed (placeholders split across events, restored once), then the call.
     const events = r.stdout
       .split('\n')
@@ -94,5 +95,33 @@ describe('Gemini CLI through ficta gemini', () => {
       .filter((l) => l.includes('"egress_refused"'))
       .map((l) => JSON.parse(l).route as string);
     for (const t of refused) expect(['play.googleapis.com:443', 'registry.npmjs.org:443']).toContain(t);
+  });
+
+  it('with only GEMINI_API_KEY and no settings.json, says in one line what to set (Gemini CLI refuses "gateway" headless: 41)', async () => {
+    const home = join(dir, 'bare-home');
+    const work = join(dir, 'bare-work');
+    mkdirSync(home);
+    mkdirSync(work);
+    const envFile = join(dir, 'bare.env');
+    writeFileSync(envFile, `GEMINI_API_KEY=${GEMINI_KEY}\n`);
+    const env = { ...egress.env, HOME: home, FICTA_HOME: join(dir, 'bare-ficta'), FICTA_GEMINI_UPSTREAM: up.url, FICTA_GEMINI_BIN: GEMINI, GEMINI_API_KEY: GEMINI_KEY };
+    const before = up.requests.length;
+    const r = await run(['gemini', '--env-file', envFile, '--', '-m', 'gemini-x', '-p', 'hello', '--skip-trust'], env, work);
+    // Gemini CLI's own refusal, unchanged; ficta's one line before it names the file and the setting.
+    expect(r.code).toBe(41);
+    expect(r.stderr).toContain('Invalid auth method selected.');
+    const hints = r.stderr.split('\n').filter((l) => l.includes('has no auth type'));
+    expect(hints).toEqual([
+      `ficta: warning: gemini: Gemini CLI has no auth type in ${join(home, '.gemini', 'settings.json')}, so GOOGLE_GEMINI_BASE_URL makes it pick "gateway", which it refuses in a headless run (exit 41): set "security": {"auth": {"selectedType": "gemini-api-key"}} there (or run gemini once and choose "Use Gemini API key")`,
+    ]);
+    expect(up.requests.length).toBe(before);
+    // Doing what the line says makes the same run work (the settings file is the test's, in its own HOME).
+    mkdirSync(join(home, '.gemini'), { recursive: true });
+    writeFileSync(join(home, '.gemini', 'settings.json'), '{\n  // as the line says\n  "security": {"auth": {"selectedType": "gemini-api-key"}}\n}\n');
+    const again = await run(['gemini', '--env-file', envFile, '--', '-m', 'gemini-x', '-p', 'hello', '--skip-trust', '--output-format', 'json'], env, work);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).not.toContain('has no auth type');
+    expect(up.requests.length).toBeGreaterThan(before);
+    expect(up.leaks).toEqual([]);
   });
 });
