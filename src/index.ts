@@ -130,6 +130,12 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
         onRefused: (r) => logRefusedAtListener(logDeps, registry, r),
         onTunnelRefused: (target, bytesOut) => logRefusedTunnel(logDeps, registry, target, bytesOut),
       });
+      // The automaton is compiled just after the ready line rather than before it; a request that comes
+      // sooner compiles it itself (scanSecrets reads set.matcher), so nothing passes unscanned.
+      setImmediate(() => {
+        const snap = registry.current();
+        if (snap.kind === 'ready') void snap.set.matcher;
+      });
       // The token is a credential: logged only as "set", never in the URL.
       logEvent(logger, 'info', 'listening', { url: running.url, token: config.token === undefined ? 'none' : 'required' });
       return { ...running, baseUrls: baseUrls(running.url, config.token) };

@@ -23,6 +23,8 @@ export interface Detector {
    * (`AKIA ` or `ghp_ ` in prose) is dropped without a confirm. The end of the buffer may always follow.
    */
   readonly follows: readonly Uint8Array[];
+  /** `follows[anchor]` alone (what a hit needs: the others are not computed for it). */
+  followsOf(anchor: number): Uint8Array;
   /** Whether any grammar in force can contain the code point (decides whether a `\u` escape may hide a credential). */
   usesCodePoint(cp: number): boolean;
   /** Per anchor, 1 when a kind using it may report a value holding a character JSON escapes ({@link Kind.escapable}). */
@@ -71,9 +73,7 @@ function buildDetector(options: DetectorOptions): Detector {
   const anchorIds = new Map<string, number>();
   const anchorKinds: number[][] = [];
   const anchors: Uint8Array[] = [];
-  const follows: Uint8Array[] = [];
   const examples = new Set<string>();
-  const ascii = new Uint8Array(128);
   KINDS.forEach((kind, k) => {
     if (allowedKinds.has(kind.name)) return;
     for (const e of kind.examples ?? []) examples.add(e);
@@ -84,28 +84,50 @@ function buildDetector(options: DetectorOptions): Detector {
         anchorIds.set(a, id);
         anchors.push(Buffer.from(a, 'latin1'));
         anchorKinds.push([]);
-        follows.push(new Uint8Array(256));
       }
       anchorKinds[id]!.push(k);
-      addFollowers(follows[id]!, kind);
-      for (let i = 0; i < a.length; i++) ascii[a.charCodeAt(i)] = 1;
-    }
-    for (const g of grammarsOf(kind)) {
-      for (const part of [...g.before, ...g.after]) {
-        if (part instanceof Uint8Array) for (const b of part) ascii[b & 0x7f] = 1;
-        else for (let b = 0; b < 128; b++) if (part.set[b] === 1) ascii[b] = 1;
-      }
     }
   });
-  // Custom confirms read base64, URLs and PEM lines: every printable ASCII byte and the line ends.
-  if (KINDS.some((k) => k.confirm !== undefined && !allowedKinds.has(k.name))) {
-    for (let b = 0x20; b < 0x7f; b++) ascii[b] = 1;
-    ascii[0x0a] = 1;
-    ascii[0x0d] = 1;
-  }
-  // A slash escaped as `\/` is read in place by the grammars (runs, PEM lines, `:\/\/` in URLs), so it
-  // need not make inspect decode the string; searching every body for `\/` cost ~1 ms per MB.
-  ascii[0x2f] = 0;
+
+  // What only a scan needs is computed on its first use, not when the detector is built: reading every
+  // kind's grammars for them was ~15 ms of `ficta serve`'s start, where discovery only needs the anchors
+  // (and, for an anchor it hits, that anchor's followers).
+  const follows: Array<Uint8Array | undefined> = new Array(anchors.length);
+  const followsOf = (anchor: number): Uint8Array => {
+    let f = follows[anchor];
+    if (f === undefined) {
+      f = new Uint8Array(256);
+      for (const k of anchorKinds[anchor]!) addFollowers(f, KINDS[k]!);
+      follows[anchor] = f;
+    }
+    return f;
+  };
+  let allFollows: Uint8Array[] | undefined;
+  let ascii: Uint8Array | undefined;
+  const asciiTable = (): Uint8Array => {
+    const t = new Uint8Array(128);
+    KINDS.forEach((kind) => {
+      if (allowedKinds.has(kind.name)) return;
+      for (const a of kind.anchors) for (let i = 0; i < a.length; i++) t[a.charCodeAt(i)] = 1;
+      for (const g of grammarsOf(kind)) {
+        for (const part of [...g.before, ...g.after]) {
+          if (part instanceof Uint8Array) for (const b of part) t[b & 0x7f] = 1;
+          else for (let b = 0; b < 128; b++) if (part.set[b] === 1) t[b] = 1;
+        }
+      }
+    });
+    // Custom confirms read base64, URLs and PEM lines: every printable ASCII byte and the line ends.
+    if (KINDS.some((k) => k.confirm !== undefined && !allowedKinds.has(k.name))) {
+      for (let b = 0x20; b < 0x7f; b++) t[b] = 1;
+      t[0x0a] = 1;
+      t[0x0d] = 1;
+    }
+    // A slash escaped as `\/` is read in place by the grammars (runs, PEM lines, `:\/\/` in URLs), so it
+    // need not make inspect decode the string; searching every body for `\/` cost ~1 ms per MB.
+    t[0x2f] = 0;
+    return t;
+  };
+  let escapable: Uint8Array | undefined;
 
   // The buffer and callback of the confirm in progress: per-kind emit functions are made once, not per
   // hit (anchor hits are frequent in ordinary text, and a closure per hit was most of their cost).
@@ -127,13 +149,18 @@ function buildDetector(options: DetectorOptions): Detector {
     return emit;
   });
 
-  const escapable = Uint8Array.from(anchorKinds, (ks) => (ks.some((k) => isEscapable(KINDS[k]!)) ? 1 : 0));
-
   return {
     anchors,
-    follows,
-    escapable,
-    usesCodePoint: (cp) => cp < 128 && ascii[cp] === 1,
+    get follows() {
+      allFollows ??= anchors.map((_a, id) => followsOf(id));
+      return allFollows;
+    },
+    followsOf,
+    get escapable() {
+      escapable ??= Uint8Array.from(anchorKinds, (ks) => (ks.some((k) => isEscapable(KINDS[k]!)) ? 1 : 0));
+      return escapable;
+    },
+    usesCodePoint: (cp) => cp < 128 && (ascii ??= asciiTable())[cp] === 1,
     confirm(buf, anchor, start, end, onFound) {
       current = buf;
       found = onFound;

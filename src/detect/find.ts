@@ -39,7 +39,7 @@ export function createCredentialFinder(detector: Detector): CredentialFinder {
     find(buf) {
       const out: Credential[] = [];
       const onHit = (anchor: number, end: number): void => {
-        if (end < buf.length && detector.follows[anchor]![buf[end]!] !== 1) return;
+        if (end < buf.length && detector.followsOf(anchor)[buf[end]!] !== 1) return;
         detector.confirm(buf, anchor, end - detector.anchors[anchor]!.length, end, (s, e, kind, value) => {
           out.push({ start: s, end: e, kind: KINDS[kind]!.name, value });
         });

@@ -1,6 +1,7 @@
 // An immutable, compiled snapshot of the registered secrets: one automaton over every form a value can
 // take in outgoing bytes, plus the placeholder maps used by redaction and restore. Rebuilt off the hot
-// path and swapped atomically, so a request never sees a half-built matcher. With detection on, the
+// path and swapped atomically, so a request never sees a half-built matcher (the automaton itself is
+// compiled on first use, in one synchronous step: see SecretSet.matcher). With detection on, the
 // detectors' anchors join the same automaton (pattern ids from `anchorBase` on): a hit there is confirmed
 // by its kind's grammar and the credential gets a negative secret index into the process-wide store of
 // detected values, which every lookup below falls back to.
@@ -43,7 +44,11 @@ export interface SecretSet {
   readonly placeholderBytes: readonly Buffer[];
   /** Hosts each secret may be restored towards in tool calls (the union over the names sharing its value). */
   readonly hosts: readonly (readonly string[])[];
-  /** One automaton over every form of every value. */
+  /**
+   * One automaton over every form of every value (and the detectors' anchors), compiled on first use:
+   * with detection on it is most of a start's CPU (~11,700 anchor patterns), so `ficta serve` compiles
+   * it just after its ready line (createFicta's listen) rather than before.
+   */
   readonly matcher: Matcher;
   /** Pattern index → secret index. */
   readonly patternSecret: Int32Array;
@@ -75,6 +80,13 @@ export interface SecretSet {
 }
 
 const NO_HOSTS: readonly string[] = [];
+
+interface Compiled {
+  matcher: Matcher;
+  patternLength: Int32Array;
+  anchorOf: Int32Array;
+  anchorExtended: Uint8Array;
+}
 
 /** Escape depths whose value bytes are cached per secret (restore rarely sees deeper strings). */
 const CACHED_DEPTHS = 8;
@@ -128,39 +140,44 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
   });
 
   const anchorBase = patterns.length;
-  const anchorOf: number[] = [];
-  const anchorExtended: number[] = [];
-  const lengths: number[] = patterns.map((p) => p.length);
-  const families: PatternFamily[] = [];
-  if (detection !== undefined) {
-    // Each anchor joins as anchor + every byte that may follow it (a leaf of the trie, which costs no
-    // table row): `AKIA` or `ghp_` followed by a space, as in prose about them, never traps the scan.
-    // An anchor anything may follow joins as it is. Extended ones join as families (ids after the plain
-    // patterns, in anchor order), which the automaton builds without writing ~11,000 members out.
-    const plainAnchors: number[] = [];
-    detection.detector.anchors.forEach((_a, id) => {
-      if (detection.detector.follows[id]!.every((f) => f === 1)) plainAnchors.push(id);
-    });
-    for (const id of plainAnchors) {
-      const a = detection.detector.anchors[id]!;
-      patterns.push(Buffer.from(a));
-      lengths.push(a.length);
-      anchorOf.push(id);
-      anchorExtended.push(0);
-    }
-    detection.detector.anchors.forEach((a, id) => {
-      const follows = detection.detector.follows[id]!;
-      if (follows.every((f) => f === 1)) return;
-      families.push({ base: a, follows });
-      for (let b = 0; b < 256; b++) {
-        if (follows[b] !== 1) continue;
-        lengths.push(a.length + 1);
+  /** The automaton and the per-pattern tables that depend on the detectors' anchors: built on first use. */
+  const compile = (): Compiled => {
+    const all = patterns.slice();
+    const anchorOf: number[] = [];
+    const anchorExtended: number[] = [];
+    const lengths: number[] = patterns.map((p) => p.length);
+    const families: PatternFamily[] = [];
+    if (detection !== undefined) {
+      // Each anchor joins as anchor + every byte that may follow it (a leaf of the trie, which costs no
+      // table row): `AKIA` or `ghp_` followed by a space, as in prose about them, never traps the scan.
+      // An anchor anything may follow joins as it is. Extended ones join as families (ids after the plain
+      // patterns, in anchor order), which the automaton builds without writing ~11,000 members out.
+      const plainAnchors: number[] = [];
+      detection.detector.anchors.forEach((_a, id) => {
+        if (detection.detector.follows[id]!.every((f) => f === 1)) plainAnchors.push(id);
+      });
+      for (const id of plainAnchors) {
+        const a = detection.detector.anchors[id]!;
+        all.push(Buffer.from(a));
+        lengths.push(a.length);
         anchorOf.push(id);
-        anchorExtended.push(1);
+        anchorExtended.push(0);
       }
-    });
-  }
-  const matcher = createMatcher(patterns, families);
+      detection.detector.anchors.forEach((a, id) => {
+        const follows = detection.detector.follows[id]!;
+        if (follows.every((f) => f === 1)) return;
+        families.push({ base: a, follows });
+        for (let b = 0; b < 256; b++) {
+          if (follows[b] !== 1) continue;
+          lengths.push(a.length + 1);
+          anchorOf.push(id);
+          anchorExtended.push(1);
+        }
+      });
+    }
+    return { matcher: createMatcher(all, families), patternLength: Int32Array.from(lengths), anchorOf: Int32Array.from(anchorOf), anchorExtended: Uint8Array.from(anchorExtended) };
+  };
+  let compiled: Compiled | undefined;
   const bmp = new Uint8Array(0x10000);
   const astral = new Set<number>();
   for (const v of values) {
@@ -181,14 +198,22 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
     placeholders,
     placeholderBytes,
     hosts: hosts.map((h) => (h === undefined ? NO_HOSTS : [...h])),
-    matcher,
+    get matcher() {
+      return (compiled ??= compile()).matcher;
+    },
+    get patternLength() {
+      return (compiled ??= compile()).patternLength;
+    },
+    get anchorOf() {
+      return (compiled ??= compile()).anchorOf;
+    },
+    get anchorExtended() {
+      return (compiled ??= compile()).anchorExtended;
+    },
     patternSecret: Int32Array.from(patternSecret),
-    patternLength: Int32Array.from(lengths),
     patternDepth: Uint8Array.from(patternDepth),
     detection,
     anchorBase,
-    anchorOf: Int32Array.from(anchorOf),
-    anchorExtended: Uint8Array.from(anchorExtended),
     inert: values.length === 0 && detection === undefined,
     secretForId: (id) => idMap.get(id) ?? store?.secretForId(id) ?? -1,
     usesCodePoint: (cp) =>
@@ -245,14 +270,15 @@ export interface ScanNotes {
  */
 export function scanSecrets(set: SecretSet, buf: Uint8Array, push: SecretHit, start = 0, end = buf.length, notes?: ScanNotes): void {
   const m = set.matcher.scan(buf, start, end);
-  const { anchorBase, detection } = set;
+  const { anchorBase, detection, patternLength, anchorOf, anchorExtended } = set;
+  const escapable = detection?.detector.escapable;
   const whole = start === 0 && end === buf.length;
   const region = whole || detection === undefined ? buf : buf.subarray(start, end);
   const onFound = (s: number, e: number, kind: number, value: string): void => push(s + (whole ? 0 : start), e + (whole ? 0 : start), set.detected(value, kind), -1);
   for (let i = 0; i < m.count; i++) {
     const pid = m.ids[i] as number;
     const hitEnd = m.ends[i] as number;
-    const length = set.patternLength[pid] as number;
+    const length = patternLength[pid] as number;
     if (pid < anchorBase) {
       push(hitEnd - length, hitEnd, set.patternSecret[pid] as number, set.patternDepth[pid] as number);
       continue;
@@ -261,9 +287,9 @@ export function scanSecrets(set: SecretSet, buf: Uint8Array, push: SecretHit, st
     // The pattern is the anchor, mostly with the byte after it.
     const k = pid - anchorBase;
     const shift = whole ? 0 : start;
-    const anchor = set.anchorOf[k] as number;
-    if (notes !== undefined && detection.detector.escapable[anchor] === 1) notes.escapableAnchor = true;
-    detection.detector.confirm(region, anchor, hitEnd - length - shift, hitEnd - (set.anchorExtended[k] as number) - shift, onFound);
+    const anchor = anchorOf[k] as number;
+    if (notes !== undefined && escapable?.[anchor] === 1) notes.escapableAnchor = true;
+    detection.detector.confirm(region, anchor, hitEnd - length - shift, hitEnd - (anchorExtended[k] as number) - shift, onFound);
   }
   const recall = detection?.store.recall();
   if (recall === undefined) return;

@@ -69,7 +69,8 @@ export async function createSecretRegistry(options: RegistryOptions): Promise<Re
   let reloading: Promise<SecretSnapshot> | undefined;
   let again = false;
 
-  const build = async (): Promise<SecretSnapshot> => {
+  /** `compile`: compile the set's automaton now (a reload, off the request path) rather than on first use. */
+  const build = async (compile: boolean): Promise<SecretSnapshot> => {
     const started = performance.now();
     const key = await options.keyProvider.getKey();
     if (!key.ok) return { kind: 'unavailable', error: key.error, version: ++version };
@@ -78,12 +79,14 @@ export async function createSecretRegistry(options: RegistryOptions): Promise<Re
     const { kept, skipped } = filterEntries(loaded.value);
     if (skipped.length > 0) options.onSkipped?.(skipped);
     const set = buildSecretSet(kept, key.value, options.detection);
+    if (compile) void set.matcher;
     const next: SecretSnapshot = { kind: 'ready', set, version: ++version };
     options.onLoaded?.({ count: set.size, version: next.version, buildMs: performance.now() - started });
     return next;
   };
 
-  const first = await build();
+  // The first set's automaton is compiled by whoever starts serving (createFicta's listen, after the ready line).
+  const first = await build(false);
   if (first.kind === 'unavailable') return err(first.error);
   snapshot = first;
 
@@ -97,7 +100,7 @@ export async function createSecretRegistry(options: RegistryOptions): Promise<Re
       let result: SecretSnapshot;
       do {
         again = false;
-        result = await build();
+        result = await build(true);
         snapshot = result;
         if (result.kind === 'unavailable') options.onError?.(result.error);
       } while (again);

@@ -3,7 +3,6 @@
 // no fetch() Response: @hono/node-server's read-ahead would add ≥1 ms per content-length response).
 
 import type { HttpBindings } from '@hono/node-server';
-import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
 import { openaiErrors } from '../providers/error-shapes.ts';
 import type { SecretRegistry } from '../secrets/registry.ts';
@@ -13,6 +12,19 @@ import { nextRequestId, proxyRequest, type ProxyDeps } from './proxy.ts';
 import { logRefusedRequest, refusedRoute } from './request-log.ts';
 
 export type AppEnv = { Bindings: HttpBindings };
+
+/**
+ * @hono/node-server's "the handler wrote the response itself" marker. Its module builds that Response at
+ * the top, and the first `Response` loads Node's fetch implementation (~13 ms of `ficta serve`'s start),
+ * so it is loaded lazily. It must be loaded before @hono/node-server's request listener is made: that
+ * replaces the global Response with its own, and a marker of that class would be written out as a response
+ * (listen.ts loads it first; a request without listen loads it here).
+ */
+let alreadySent: Response | undefined;
+export async function responseAlreadySent(): Promise<Response> {
+  alreadySent ??= (await import('@hono/node-server/utils/response')).RESPONSE_ALREADY_SENT;
+  return alreadySent;
+}
 
 export interface AppOptions {
   /** Required as `/t/<token>/…` on every provider route when set. */
@@ -62,7 +74,7 @@ export function createApp(deps: ProxyDeps, hooks: AppHooks = {}, options: AppOpt
     } finally {
       hooks.onRequestEnd?.();
     }
-    return RESPONSE_ALREADY_SENT;
+    return alreadySent ?? (await responseAlreadySent());
   };
   const proxy = async (c: import('hono').Context<AppEnv>): Promise<Response> => (await proxyIncoming(c.env)) ?? c.notFound();
   // Every other path: the router decides (built-in prefixes, named upstreams, /v1, /v1beta, /t/<token>).

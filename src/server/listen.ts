@@ -4,14 +4,14 @@
 // traffic goes nowhere), and shut down gracefully — stop accepting, let in-flight requests finish within a
 // grace period, then close what remains.
 
-import { createAdaptorServer } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
-import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerOptions, type ServerResponse } from 'node:http';
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { Hono } from 'hono';
 import type { Logger } from '../log/logger.ts';
 import { logEvent } from '../log/logger.ts';
 import type { Outcome } from '../log/outcomes.ts';
 import { openaiErrors, type ErrorShape } from '../providers/error-shapes.ts';
+import { responseAlreadySent } from './app.ts';
 import { dotSegmentError, hasDotSegment } from './dot-segments.ts';
 import { sendError, toHttpError } from './error-response.ts';
 
@@ -65,27 +65,59 @@ export interface ListenOptions {
 }
 
 /**
+ * node:http without its ESM namespace: building that namespace reads every export, and node:http's
+ * WebSocket, CloseEvent and MessageEvent getters load Node's internal undici (~15-25 ms of `ficta serve`'s
+ * start, for classes ficta never uses).
+ */
+const http = process.getBuiltinModule('node:http') as typeof import('node:http');
+
+/**
+ * @hono/node-server's request listener, loaded once (its module reads globalThis.Request, Response and
+ * Headers at the top, which loads Node's fetch implementation: ~13 ms). `listen` starts loading it as soon
+ * as the server listens, so the ready line does not wait for it and a request rarely does.
+ */
+function lazyHonoListener(app: Hono<any>, host: string, options: ListenOptions): { warm(): void; handle: RequestListener } {
+  let loading: Promise<RequestListener> | undefined;
+  const load = (): Promise<RequestListener> =>
+    (loading ??= responseAlreadySent()
+      .then(() => import('@hono/node-server'))
+      .then(({ getRequestListener }) => getRequestListener(app.fetch, { hostname: host }) as RequestListener));
+  return {
+    warm: () => void load().catch(() => undefined),
+    handle: (req, res) => {
+      load().then(
+        (listener) => listener(req, res),
+        (error: unknown) => {
+          req.resume();
+          sendError(res, options.errorShapeFor?.(req.url ?? '/') ?? openaiErrors, toHttpError(error));
+        },
+      );
+    },
+  };
+}
+
+/**
  * An http.Server whose requests first pass the raw-target check: a dot segment is refused (400, in the
  * route's error shape) before hono normalises the path it routes by, or @hono/node-server answers a bare
  * 400 for a backslash — the raw target is what would be forwarded (DESIGN §2).
  */
-function guardedServer(options: ListenOptions): (serverOptions: ServerOptions, listener?: RequestListener) => Server {
-  return (serverOptions, listener) =>
-    createServer(serverOptions, (req: IncomingMessage, res: ServerResponse) => {
-      const raw = req.url ?? '/';
-      if (!hasDotSegment(raw)) {
-        listener?.(req, res);
-        return;
-      }
-      req.resume();
-      const bytesOut = sendError(res, options.errorShapeFor?.(raw) ?? openaiErrors, toHttpError(dotSegmentError()));
-      options.onRefused?.({ method: req.method ?? 'GET', rawUrl: raw, status: 400, outcome: 'bad_request', bytesOut });
-    });
+function guardedServer(options: ListenOptions, listener: RequestListener): Server {
+  return http.createServer({}, (req: IncomingMessage, res: ServerResponse) => {
+    const raw = req.url ?? '/';
+    if (!hasDotSegment(raw)) {
+      listener(req, res);
+      return;
+    }
+    req.resume();
+    const bytesOut = sendError(res, options.errorShapeFor?.(raw) ?? openaiErrors, toHttpError(dotSegmentError()));
+    options.onRefused?.({ method: req.method ?? 'GET', rawUrl: raw, status: 400, outcome: 'bad_request', bytesOut });
+  });
 }
 
 /** Listens on host:port (0 = any free port). */
 export async function listen(app: Hono<any>, host: string, port: number, inFlight: InFlight, logger: Logger, options: ListenOptions = {}): Promise<RunningServer> {
-  const server = createAdaptorServer({ fetch: app.fetch, hostname: host, createServer: guardedServer(options) as unknown as typeof createServer }) as Server;
+  const hono = lazyHonoListener(app, host, options);
+  const server = guardedServer(options, hono.handle);
   // LLM calls can think for minutes before the first byte; the upstream timeouts govern instead.
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;
@@ -114,6 +146,8 @@ export async function listen(app: Hono<any>, host: string, port: number, inFligh
       resolve();
     });
   });
+  // After the ready line (the caller prints it once this returns), not before it.
+  setImmediate(hono.warm);
   const addr = server.address() as AddressInfo;
   const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   return {
