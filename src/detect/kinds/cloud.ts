@@ -12,7 +12,7 @@ import { confirmAzureSas } from './azure-sas.ts';
 
 // AWS documents [A-Z0-9]{16} after the prefix (long-term ids in practice use the base32 alphabet).
 const AWS_ID = compileGrammar({ parts: [ANCHOR, run(UPPER_NUM, 16)] });
-const span: Span = { start: 0, end: 0 };
+const span: Span = { start: 0, end: 0, verdict: 'format' };
 
 /** An access key id, and the secret access key written next to it (both are reported). */
 const confirmAwsKeyId: Confirm = (buf, anchorStart, anchorEnd, emit) => {
