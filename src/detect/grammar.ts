@@ -4,6 +4,13 @@
 
 import { boundaryAfter, boundaryBefore, charset, hasLiteral, insideBase64, looksLikePlaceholder, runChars, runEnd, runStart, type CharSet } from './charset.ts';
 
+/**
+ * What a match says of a value: its checksum holds (`verified`), it has the kind's anchor, charset and
+ * length but fails the checksum or lacks the part that would prove it (`unverified`: redacted, never
+ * blocked), or its kind carries no checksum (`format`: confirmed by grammar alone).
+ */
+export type Verdict = 'verified' | 'unverified' | 'format';
+
 /** A run of bytes of one class, `min` to `max` long, matched possessively. */
 export interface Run {
   readonly set: CharSet;
@@ -25,8 +32,13 @@ export function run(set: CharSet | string, min: number, max: number = min): Run 
 export interface Grammar {
   /** Literals and runs, with ANCHOR exactly once. */
   readonly parts: readonly Part[];
-  /** Verifies a checksum over the token [start, end); the anchor ends at anchorEnd. */
+  /** A shape rule over the token [start, end) (a length or padding rule); the anchor ends at anchorEnd. */
   readonly check?: (buf: Uint8Array, start: number, end: number, anchorEnd: number) => boolean;
+  /**
+   * The format's checksum over the token [start, end): a token of the right shape that fails it still
+   * matches, as `unverified` (a test fixture, a typo, a made-up value: redacted, never blocked).
+   */
+  readonly verify?: (buf: Uint8Array, start: number, end: number, anchorEnd: number) => boolean;
   /** Base64 of binary data (macaroons, session tokens): the placeholder filter allows runs of one byte. */
   readonly structured?: boolean;
   /** Bytes that may not touch the token on either side besides word bytes (default: the runs' bytes). */
@@ -43,6 +55,7 @@ export interface CompiledGrammar {
   readonly leftEdge: CharSet;
   readonly edge: CharSet;
   readonly check: Grammar['check'];
+  readonly verify: Grammar['verify'];
   readonly structured: boolean;
   readonly valueAfterAnchor: boolean;
   /** Longest token the grammar accepts, anchor excluded. */
@@ -71,19 +84,21 @@ export function compileGrammar(g: Grammar): CompiledGrammar {
   // A token that starts with its anchor may follow `=`, `/` or `-` (`TOKEN=ops_…`); one that starts with
   // a run may not follow a byte that run could continue with.
   const leftEdge = g.edge === undefined && before.length === 0 ? new Uint8Array(256) : edgeSet;
-  return { before, after, leftEdge, edge: edgeSet, check: g.check, structured: g.structured === true, valueAfterAnchor: g.valueAfterAnchor === true, maxLength };
+  return { before, after, leftEdge, edge: edgeSet, check: g.check, verify: g.verify, structured: g.structured === true, valueAfterAnchor: g.valueAfterAnchor === true, maxLength };
 }
 
 /** Reused result of {@link matchGrammar}. */
 export interface Span {
   start: number;
   end: number;
+  /** What the last match's checksum said (`format` when its grammar has none). */
+  verdict: Verdict;
 }
 
 /**
  * Matches a compiled grammar around the anchor at buf[anchorStart, anchorEnd); fills `span` and
- * returns true when the token is there, bounded on both sides, not a placeholder, and its checksum
- * (if any) holds. Work is bounded by the grammar's longest token.
+ * returns true when the token is there, bounded on both sides and not a placeholder; `span.verdict` says
+ * whether its checksum (if the grammar has one) holds. Work is bounded by the grammar's longest token.
  */
 export function matchGrammar(buf: Uint8Array, anchorStart: number, anchorEnd: number, g: CompiledGrammar, span: Span): boolean {
   // A token that starts with its anchor is refused before its body is read: anchors glued to each other
@@ -92,8 +107,9 @@ export function matchGrammar(buf: Uint8Array, anchorStart: number, anchorEnd: nu
   let start = anchorStart;
   for (const p of g.before) {
     if (p instanceof Uint8Array) {
-      if (!hasLiteral(buf, start - p.length, p)) return false;
-      start -= p.length;
+      const s = literalStart(buf, start, p);
+      if (s === -1) return false;
+      start = s;
     } else {
       const s = runStart(buf, start, p.set, p.max);
       const len = runChars();
@@ -104,8 +120,9 @@ export function matchGrammar(buf: Uint8Array, anchorStart: number, anchorEnd: nu
   let end = anchorEnd;
   for (const p of g.after) {
     if (p instanceof Uint8Array) {
-      if (!hasLiteral(buf, end, p)) return false;
-      end += p.length;
+      const e = literalEnd(buf, end, p);
+      if (e === -1) return false;
+      end = e;
     } else {
       const e = runEnd(buf, end, p.set, p.max);
       const len = runChars();
@@ -121,5 +138,30 @@ export function matchGrammar(buf: Uint8Array, anchorStart: number, anchorEnd: nu
   if (g.check !== undefined && !g.check(buf, start, end, anchorEnd)) return false;
   span.start = g.valueAfterAnchor ? anchorEnd : start;
   span.end = end;
+  span.verdict = g.verify === undefined ? 'format' : g.verify(buf, start, end, anchorEnd) ? 'verified' : 'unverified';
   return true;
+}
+
+/** End of the literal written at buf[at…), each `/` of it also as a JSON-escaped `\/` (as runs read it); -1 when absent. */
+function literalEnd(buf: Uint8Array, at: number, lit: Uint8Array): number {
+  if (hasLiteral(buf, at, lit)) return at + lit.length;
+  let i = at;
+  for (let k = 0; k < lit.length; k++) {
+    if (buf[i] === lit[k]) i++;
+    else if (lit[k] === 0x2f && buf[i] === 0x5c && buf[i + 1] === 0x2f) i += 2;
+    else return -1;
+  }
+  return i;
+}
+
+/** Start of the literal written to end at buf[…to), each `/` of it also as `\/`; -1 when absent. */
+function literalStart(buf: Uint8Array, to: number, lit: Uint8Array): number {
+  if (hasLiteral(buf, to - lit.length, lit)) return to - lit.length;
+  let i = to;
+  for (let k = lit.length - 1; k >= 0; k--) {
+    if (i > 0 && buf[i - 1] === lit[k]) i--;
+    else if (lit[k] === 0x2f && i >= 2 && buf[i - 1] === 0x2f && buf[i - 2] === 0x5c) i -= 2;
+    else return -1;
+  }
+  return i;
 }

@@ -2,12 +2,17 @@
 // is confirmed (declarative grammars, or a hand-written check for formats that need one) and where the
 // format is documented.
 
-import type { Grammar } from './grammar.ts';
+import type { Grammar, Verdict } from './grammar.ts';
+
+export type { Verdict } from './grammar.ts';
 
 /** Where a custom confirm reports what it found. */
 export interface Emit {
-  /** A credential of this kind at buf[start, end); `value` when the bytes are escaped (PEM in JSON). */
-  (start: number, end: number, value?: string): void;
+  /**
+   * A credential of this kind at buf[start, end); `value` when the bytes are escaped (PEM in JSON);
+   * `verdict` when not the kind's default (`verified` for a kind with a checksum, else `format`).
+   */
+  (start: number, end: number, value?: string, verdict?: Verdict): void;
   /** A companion credential of another kind (an AWS secret key next to its key id). */
   as(kind: string, start: number, end: number, value?: string): void;
 }
@@ -28,7 +33,7 @@ export interface Kind {
   readonly confirm?: Confirm;
   /** With a confirm: the bytes that may follow an anchor (a charset spec such as `A-Z0-9`; default any). */
   readonly follows?: string;
-  /** The format carries a checksum that is verified. */
+  /** The format carries a checksum that is verified (a match that fails it is reported `unverified`). */
   readonly checksum: boolean;
   /** Where the format is documented (provider docs, or the scanner rule that describes it). */
   readonly source: string;

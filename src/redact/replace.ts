@@ -14,14 +14,15 @@ export function bump(counts: CountMap, secret: number, n = 1): void {
 /**
  * Returns `buf` with every hit (non-overlapping, ordered by start) replaced by its placeholder; other bytes
  * copied as they are. In detection's `block` mode detected credentials stay in place, for the gate to
- * refuse the request.
+ * refuse the request, except those that failed their kind's checksum (`unverified`): a test fixture is
+ * redacted, not blocked.
  */
 export function replaceHits(set: SecretSet, buf: Buffer, hits: readonly Hit[], counts: CountMap): Buffer {
   const keepDetected = set.detection?.mode === 'block';
   let size = buf.length;
   let replaced = 0;
   for (const h of hits) {
-    if (h.secret < 0 && keepDetected) continue;
+    if (h.secret < 0 && keepDetected && !set.unverified(h.secret)) continue;
     size += set.placeholderFor(h.secret).length - (h.end - h.start);
     replaced++;
   }
@@ -30,7 +31,7 @@ export function replaceHits(set: SecretSet, buf: Buffer, hits: readonly Hit[], c
   let pos = 0;
   let o = 0;
   for (const h of hits) {
-    if (h.secret < 0 && keepDetected) continue;
+    if (h.secret < 0 && keepDetected && !set.unverified(h.secret)) continue;
     o += buf.copy(out, o, pos, h.start);
     o += set.placeholderFor(h.secret).copy(out, o);
     bump(counts, h.secret);
