@@ -20,7 +20,7 @@ import { createFilePlaceholderKeyProvider } from './secrets/placeholder-key-file
 import { createSecretRegistry, type SecretRegistry } from './secrets/registry.ts';
 import { withConfiguredHosts } from './sinks/config-hosts.ts';
 import { createWatermarker } from './watermark/watermarker.ts';
-import { createDetector } from './detect/detector.ts';
+import { detectorFor } from './detect/from-config.ts';
 import { createDetectedStore, type DetectedStore } from './detect/store.ts';
 import type { Detection } from './redact/secret-set.ts';
 import { MIN_SECRET_LENGTH, type PlaceholderKeyProvider, type SecretSource } from './secrets/types.ts';
@@ -174,7 +174,9 @@ function withoutTokenSegment(rawUrl: string): string {
 /** The detector and the store of detected values, for the life of this proxy; undefined when detection is off. */
 function createDetection(config: Config): Detection | undefined {
   const d = config.detect;
-  if (d.mode === 'off') return undefined;
+  // With detection off, terms still need the detector and the store (they are redacted like secrets).
+  const detector = detectorFor(config);
+  if (detector === undefined) return undefined;
   const store: DetectedStore = createDetectedStore({ maxEntries: d.maxEntries, maxBytes: d.maxBytes });
-  return { detector: createDetector({ allow: d.allow }), store, mode: d.mode };
+  return { detector, store, mode: d.mode === 'off' ? 'redact' : d.mode };
 }

@@ -1,7 +1,7 @@
 // The configuration schema: the single source of defaults and of what a valid setting is.
 
 import { z } from './zod.ts';
-import { DetectConfigSchema } from '../detect/config.ts';
+import { DetectConfigSchema, TermsSchema } from '../detect/config.ts';
 import { BUILT_IN_UPSTREAMS, namedUpstreamProblem } from '../providers/upstreams.ts';
 import { HostListSchema, RestoreConfigSchema } from '../sinks/config.ts';
 import { WatermarkConfigSchema } from '../watermark/config.ts';
@@ -87,6 +87,11 @@ export const ConfigSchema = z
          * environment variables): "auto" when no env file and no vault is used, true always, false never.
          */
         discover: z.union([z.boolean(), z.literal('auto')]).default('auto'),
+        /**
+         * Words that must not leave (code names, customers, internal hosts): `NAME=word` or a bare word
+         * (counted as `term-N`), matched ASCII-case-insensitively on word boundaries (see src/detect/terms.ts).
+         */
+        terms: TermsSchema.default([]),
       })
       .strict()
       .prefault({}),

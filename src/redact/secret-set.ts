@@ -203,7 +203,12 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
       if (store === undefined) throw new Error('secret set: detection is off');
       return store.intern(value, kind, placeholderKey);
     },
-    nameFor: (index) => (index >= 0 ? (joinedNames[index] as string) : `${DETECTED_PREFIX}${KINDS[kindOfSecret(index)]?.name ?? 'unknown'}`),
+    nameFor(index) {
+      if (index >= 0) return joinedNames[index] as string;
+      const kind = (detector?.kinds ?? KINDS)[kindOfSecret(index)];
+      const value = kind?.label === undefined ? undefined : store?.valueBytes(index, 0);
+      return value !== undefined && kind?.label !== undefined ? kind.label(value.toString('utf8')) : `${DETECTED_PREFIX}${kind?.name ?? 'unknown'}`;
+    },
     valueBytes(index, depth) {
       if (index < 0) {
         const b = store?.valueBytes(index, depth);
