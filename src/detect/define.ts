@@ -4,11 +4,13 @@ import { ANCHOR, type Grammar, type Part } from './grammar.ts';
 import type { Kind } from './kind.ts';
 
 export interface PrefixedOptions {
-  /** Verifies the token over [start, end) (a checksum, or a length rule); the body starts at anchorEnd. */
+  /** A shape rule over the token [start, end) (a length or padding rule); the body starts at anchorEnd. */
   check?: Grammar['check'];
-  /** `check` verifies a checksum the format carries. */
+  /** The checksum the format carries, on the first grammar only: a token that fails it is `unverified`. */
+  verify?: Grammar['verify'];
+  /** The format carries a checksum (implied by `verify`). */
   checksum?: boolean;
-  /** Further grammars tried after the first (other layouts behind the same anchors). */
+  /** Further grammars tried after the first (other layouts behind the same anchors, without a checksum). */
   alternatives?: ReadonlyArray<readonly Part[]>;
   recall?: boolean;
   examples?: readonly string[];
@@ -26,8 +28,9 @@ export function prefixed(
   source: string,
   options: PrefixedOptions = {},
 ): Kind {
-  const grammar = (p: readonly Part[]): Grammar => ({
+  const grammar = (p: readonly Part[], first = false): Grammar => ({
     parts: [ANCHOR, ...p],
+    ...(first && options.verify !== undefined ? { verify: options.verify } : {}),
     ...(options.check === undefined ? {} : { check: options.check }),
     ...(options.edge === undefined ? {} : { edge: options.edge }),
     ...(options.structured === undefined ? {} : { structured: options.structured }),
@@ -37,8 +40,8 @@ export function prefixed(
     name,
     title,
     anchors,
-    grammars: [grammar(parts), ...(options.alternatives ?? []).map(grammar)],
-    checksum: options.checksum === true,
+    grammars: [grammar(parts, true), ...(options.alternatives ?? []).map((p) => grammar(p))],
+    checksum: options.checksum === true || options.verify !== undefined,
     source,
     ...(options.recall === undefined ? {} : { recall: options.recall }),
     ...(options.examples === undefined ? {} : { examples: options.examples }),

@@ -4,7 +4,7 @@
 import { FictaError } from '../errors.ts';
 import { charset } from './charset.ts';
 import { compileGrammar, matchGrammar, type CompiledGrammar, type Span } from './grammar.ts';
-import type { Emit, Kind } from './kind.ts';
+import type { Emit, Kind, Verdict } from './kind.ts';
 import { KINDS } from './kinds.ts';
 
 export interface DetectorOptions {
@@ -17,7 +17,7 @@ export interface DetectorOptions {
 }
 
 /** Called for each confirmed credential: bytes [start, end) hold it; `kind` indexes {@link Detector.kinds}. */
-export type Found = (start: number, end: number, kind: number, value: string) => void;
+export type Found = (start: number, end: number, kind: number, value: string, verdict: Verdict) => void;
 
 export interface Detector {
   /** Every kind a kind index may name: the built-in {@link KINDS}, then the config's own (custom, PII, terms). */
@@ -131,18 +131,19 @@ function buildDetector(options: DetectorOptions): Detector {
   // hit (anchor hits are frequent in ordinary text, and a closure per hit was most of their cost).
   let current: Uint8Array = new Uint8Array(0);
   let found: Found = () => undefined;
-  const span: Span = { start: 0, end: 0 };
-  const accept = (start: number, end: number, kind: number, value?: string): void => {
+  const span: Span = { start: 0, end: 0, verdict: 'format' };
+  const accept = (start: number, end: number, kind: number, value: string | undefined, verdict: Verdict | undefined): void => {
     const v = value ?? textOf(current, start, end);
-    if (allowedValues.has(v) || examples.has(v) || allowedKinds.has(kinds[kind]!.name)) return;
-    found(start, end, kind, v);
+    const k = kinds[kind]!;
+    if (allowedValues.has(v) || examples.has(v) || allowedKinds.has(k.name)) return;
+    found(start, end, kind, v, verdict ?? (k.checksum ? 'verified' : 'format'));
   };
   const kindIndex = new Map(kinds.map((k, i) => [k.name, i]));
   const emits: Emit[] = kinds.map((_, k) => {
-    const emit = ((s: number, e: number, value?: string) => accept(s, e, k, value)) as Emit;
+    const emit = ((s: number, e: number, value?: string, verdict?: Verdict) => accept(s, e, k, value, verdict)) as Emit;
     emit.as = (name, s, e, value) => {
       const other = kindIndex.get(name);
-      if (other !== undefined) accept(s, e, other, value);
+      if (other !== undefined) accept(s, e, other, value, undefined);
     };
     return emit;
   });
@@ -170,7 +171,7 @@ function buildDetector(options: DetectorOptions): Detector {
         const gs = grammarsOf(kind);
         for (let j = 0; j < gs.length; j++) {
           if (matchGrammar(buf, start, end, gs[j]!, span)) {
-            accept(span.start, span.end, k);
+            accept(span.start, span.end, k, undefined, span.verdict);
             break;
           }
         }

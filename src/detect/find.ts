@@ -3,6 +3,7 @@
 
 import { createMatcher, type Matcher } from '../redact/matcher.ts';
 import type { Detector } from './detector.ts';
+import type { Verdict } from './kind.ts';
 
 /** A credential found at bytes [start, end). */
 export interface Credential {
@@ -11,6 +12,8 @@ export interface Credential {
   /** Kind name (see Detector.kinds). */
   kind: string;
   value: string;
+  /** Whether its checksum holds (`verified`), fails (`unverified`), or its kind has none (`format`). */
+  verdict: Verdict;
 }
 
 /** A detector with its anchors compiled: finds credentials in any buffer. */
@@ -39,8 +42,8 @@ export function createCredentialFinder(detector: Detector): CredentialFinder {
       const out: Credential[] = [];
       const onHit = (anchor: number, end: number): void => {
         if (end < buf.length && detector.follows[anchor]![buf[end]!] !== 1) return;
-        detector.confirm(buf, anchor, end - detector.anchors[anchor]!.length, end, (s, e, kind, value) => {
-          out.push({ start: s, end: e, kind: detector.kinds[kind]!.name, value });
+        detector.confirm(buf, anchor, end - detector.anchors[anchor]!.length, end, (s, e, kind, value, verdict) => {
+          out.push({ start: s, end: e, kind: detector.kinds[kind]!.name, value, verdict });
         });
       };
       if (compiled === undefined && indexedBytes + buf.length <= INDEX_MAX_BYTES) {

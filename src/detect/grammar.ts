@@ -2,6 +2,7 @@
 // found, matched by hand at the hit position (backwards for what precedes the anchor, forwards for what
 // follows), then checked for boundaries, placeholders and, where the format has one, its checksum.
 
+import type { Verdict } from './kind.ts';
 import { boundaryAfter, boundaryBefore, charset, hasLiteral, insideBase64, looksLikePlaceholder, runChars, runEnd, runStart, type CharSet } from './charset.ts';
 
 /** A run of bytes of one class, `min` to `max` long, matched possessively. */
@@ -25,8 +26,13 @@ export function run(set: CharSet | string, min: number, max: number = min): Run 
 export interface Grammar {
   /** Literals and runs, with ANCHOR exactly once. */
   readonly parts: readonly Part[];
-  /** Verifies a checksum over the token [start, end); the anchor ends at anchorEnd. */
+  /** A shape rule over the token [start, end) (a length or padding rule); the anchor ends at anchorEnd. */
   readonly check?: (buf: Uint8Array, start: number, end: number, anchorEnd: number) => boolean;
+  /**
+   * The format's checksum over the token [start, end): a token of the right shape that fails it still
+   * matches, as `unverified` (a test fixture, a typo, a made-up value: redacted, never blocked).
+   */
+  readonly verify?: (buf: Uint8Array, start: number, end: number, anchorEnd: number) => boolean;
   /** Base64 of binary data (macaroons, session tokens): the placeholder filter allows runs of one byte. */
   readonly structured?: boolean;
   /** Bytes that may not touch the token on either side besides word bytes (default: the runs' bytes). */
@@ -43,6 +49,7 @@ export interface CompiledGrammar {
   readonly leftEdge: CharSet;
   readonly edge: CharSet;
   readonly check: Grammar['check'];
+  readonly verify: Grammar['verify'];
   readonly structured: boolean;
   readonly valueAfterAnchor: boolean;
   /** Longest token the grammar accepts, anchor excluded. */
@@ -71,19 +78,21 @@ export function compileGrammar(g: Grammar): CompiledGrammar {
   // A token that starts with its anchor may follow `=`, `/` or `-` (`TOKEN=ops_…`); one that starts with
   // a run may not follow a byte that run could continue with.
   const leftEdge = g.edge === undefined && before.length === 0 ? new Uint8Array(256) : edgeSet;
-  return { before, after, leftEdge, edge: edgeSet, check: g.check, structured: g.structured === true, valueAfterAnchor: g.valueAfterAnchor === true, maxLength };
+  return { before, after, leftEdge, edge: edgeSet, check: g.check, verify: g.verify, structured: g.structured === true, valueAfterAnchor: g.valueAfterAnchor === true, maxLength };
 }
 
 /** Reused result of {@link matchGrammar}. */
 export interface Span {
   start: number;
   end: number;
+  /** What the last match's checksum said (`format` when its grammar has none). */
+  verdict: Verdict;
 }
 
 /**
  * Matches a compiled grammar around the anchor at buf[anchorStart, anchorEnd); fills `span` and
- * returns true when the token is there, bounded on both sides, not a placeholder, and its checksum
- * (if any) holds. Work is bounded by the grammar's longest token.
+ * returns true when the token is there, bounded on both sides and not a placeholder; `span.verdict` says
+ * whether its checksum (if the grammar has one) holds. Work is bounded by the grammar's longest token.
  */
 export function matchGrammar(buf: Uint8Array, anchorStart: number, anchorEnd: number, g: CompiledGrammar, span: Span): boolean {
   // A token that starts with its anchor is refused before its body is read: anchors glued to each other
@@ -121,5 +130,6 @@ export function matchGrammar(buf: Uint8Array, anchorStart: number, anchorEnd: nu
   if (g.check !== undefined && !g.check(buf, start, end, anchorEnd)) return false;
   span.start = g.valueAfterAnchor ? anchorEnd : start;
   span.end = end;
+  span.verdict = g.verify === undefined ? 'format' : g.verify(buf, start, end, anchorEnd) ? 'verified' : 'unverified';
   return true;
 }

@@ -4,10 +4,20 @@
 
 import type { Grammar } from './grammar.ts';
 
+/**
+ * What a match says of a value: its checksum holds (`verified`), it has the kind's anchor, charset and
+ * length but fails the checksum or lacks the part that would prove it (`unverified`: redacted, never
+ * blocked), or its kind carries no checksum (`format`: confirmed by grammar alone).
+ */
+export type Verdict = 'verified' | 'unverified' | 'format';
+
 /** Where a custom confirm reports what it found. */
 export interface Emit {
-  /** A credential of this kind at buf[start, end); `value` when the bytes are escaped (PEM in JSON). */
-  (start: number, end: number, value?: string): void;
+  /**
+   * A credential of this kind at buf[start, end); `value` when the bytes are escaped (PEM in JSON);
+   * `verdict` when not the kind's default (`verified` for a kind with a checksum, else `format`).
+   */
+  (start: number, end: number, value?: string, verdict?: Verdict): void;
   /** A companion credential of another kind (an AWS secret key next to its key id). */
   as(kind: string, start: number, end: number, value?: string): void;
 }
@@ -28,7 +38,7 @@ export interface Kind {
   readonly confirm?: Confirm;
   /** With a confirm: the bytes that may follow an anchor (a charset spec such as `A-Z0-9`; default any). */
   readonly follows?: string;
-  /** The format carries a checksum that is verified. */
+  /** The format carries a checksum that is verified (a match that fails it is reported `unverified`). */
   readonly checksum: boolean;
   /** Where the format is documented (provider docs, or the scanner rule that describes it). */
   readonly source: string;

@@ -37,6 +37,8 @@ interface Entry {
   placeholderId: string;
   forms: Map<number, Buffer>;
   epoch: number;
+  /** The value failed its kind's checksum (Verdict `unverified`): redacted, never blocked. */
+  unverified: boolean;
 }
 
 /** Counters for logs and the report; never values. */
@@ -49,8 +51,13 @@ export interface StoreStats {
 }
 
 export interface DetectedStore {
-  /** The secret index (negative, encoding the kind) of `value`, stored under its placeholder from `key`. */
-  intern(value: string, kind: number, key: Uint8Array): number;
+  /**
+   * The secret index (negative, encoding the kind) of `value`, stored under its placeholder from `key`;
+   * `unverified` when it failed its kind's checksum.
+   */
+  intern(value: string, kind: number, key: Uint8Array, unverified?: boolean): number;
+  /** Whether a detected secret index holds a value that failed its kind's checksum (false once evicted). */
+  unverified(index: number): boolean;
   /** Secret index for a placeholder id (lowercase), or -1. */
   secretForId(id: string): number;
   /** Placeholder bytes of a detected secret index (undefined once evicted). */
@@ -126,7 +133,7 @@ export function createDetectedStore(options: StoreOptions = {}): DetectedStore {
   };
 
   return {
-    intern(value, kind, key) {
+    intern(value, kind, key, unverified = false) {
       if (!epochScheduled) {
         epochScheduled = true;
         queueMicrotask(nextEpoch);
@@ -150,6 +157,7 @@ export function createDetectedStore(options: StoreOptions = {}): DetectedStore {
         placeholderId: placeholderId(placeholder),
         forms: new Map(),
         epoch,
+        unverified,
       };
       byValue.set(value, e);
       byId.set(e.id, e);
@@ -171,6 +179,7 @@ export function createDetectedStore(options: StoreOptions = {}): DetectedStore {
       return indexOf(e);
     },
     placeholderBytes: (index) => entryOf(index)?.placeholderBytes,
+    unverified: (index) => entryOf(index)?.unverified === true,
     valueBytes(index, depth) {
       const e = entryOf(index);
       if (e === undefined) return undefined;

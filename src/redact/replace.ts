@@ -15,12 +15,13 @@ export function bump(counts: CountMap, secret: number, n = 1): void {
 /**
  * Returns `buf` with every hit (non-overlapping, ordered by start) replaced by its placeholder; other bytes
  * copied as they are. In detection's `block` mode detected credentials stay in place, for the gate to
- * refuse the request (not terms: they are redacted like registered secrets).
+ * refuse the request, except those that failed their kind's checksum (`unverified`): a test fixture is
+ * redacted, not blocked; and terms, which are redacted like registered secrets.
  */
 export function replaceHits(set: SecretSet, buf: Buffer, hits: readonly Hit[], counts: CountMap): Buffer {
   const detection = set.detection;
   const keepDetected = detection?.mode === 'block';
-  const keep = (secret: number): boolean => secret < 0 && keepDetected && detection.detector.kinds[kindOfSecret(secret)]?.alwaysRedact !== true;
+  const keep = (secret: number): boolean => secret < 0 && keepDetected && !set.unverified(secret) && detection.detector.kinds[kindOfSecret(secret)]?.alwaysRedact !== true;
   let size = buf.length;
   let replaced = 0;
   for (const h of hits) {

@@ -6,6 +6,7 @@
 // detected values, which every lookup below falls back to.
 
 import type { Detector } from '../detect/detector.ts';
+import type { Verdict } from '../detect/kind.ts';
 import { KINDS } from '../detect/kinds.ts';
 import { kindOfSecret, type DetectedStore } from '../detect/store.ts';
 import type { PatternFamily } from './matcher-build.ts';
@@ -68,10 +69,12 @@ export interface SecretSet {
   readonly inert: boolean;
   /** Placeholder bytes of a secret index, registered or detected. */
   placeholderFor(index: number): Buffer;
-  /** Name of a secret index for logs and messages: the registered name, or `detected:<kind>`. */
+  /** Name of a secret index for logs and messages: the registered name, or `detected:<kind>` (`…:unverified`). */
   nameFor(index: number): string;
   /** The (negative) secret index of a detected value, stored under its placeholder from this set's key. */
-  detected(value: string, kind: number): number;
+  detected(value: string, kind: number, unverified?: boolean): number;
+  /** True for a detected value that failed its kind's checksum: redacted in `block` mode too, never blocked. */
+  unverified(index: number): boolean;
 }
 
 const NO_HOSTS: readonly string[] = [];
@@ -81,6 +84,9 @@ const CACHED_DEPTHS = 8;
 
 /** Prefix of the names detected credentials are counted under (`detected:github-classic-pat`). */
 export const DETECTED_PREFIX = 'detected:';
+
+/** Suffix of the names of detected values that failed their kind's checksum (`detected:npm-token:unverified`). */
+export const UNVERIFIED_SUFFIX = ':unverified';
 
 /** Compiles the secrets under a placeholder key. Entries with equal values share one placeholder. */
 export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: Uint8Array, detection?: Detection): SecretSet {
@@ -199,15 +205,17 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
       if (b === undefined) throw new Error('secret set: a detected value was evicted while its request was being redacted');
       return b;
     },
-    detected(value, kind) {
+    detected(value, kind, unverified) {
       if (store === undefined) throw new Error('secret set: detection is off');
-      return store.intern(value, kind, placeholderKey);
+      return store.intern(value, kind, placeholderKey, unverified);
     },
+    unverified: (index) => index < -1 && store?.unverified(index) === true,
     nameFor(index) {
       if (index >= 0) return joinedNames[index] as string;
       const kind = (detector?.kinds ?? KINDS)[kindOfSecret(index)];
       const value = kind?.label === undefined ? undefined : store?.valueBytes(index, 0);
-      return value !== undefined && kind?.label !== undefined ? kind.label(value.toString('utf8')) : `${DETECTED_PREFIX}${kind?.name ?? 'unknown'}`;
+      if (value !== undefined && kind?.label !== undefined) return kind.label(value.toString('utf8'));
+      return `${DETECTED_PREFIX}${kind?.name ?? 'unknown'}${store?.unverified(index) === true ? UNVERIFIED_SUFFIX : ''}`;
     },
     valueBytes(index, depth) {
       if (index < 0) {
@@ -253,7 +261,8 @@ export function scanSecrets(set: SecretSet, buf: Uint8Array, push: SecretHit, st
   const { anchorBase, detection } = set;
   const whole = start === 0 && end === buf.length;
   const region = whole || detection === undefined ? buf : buf.subarray(start, end);
-  const onFound = (s: number, e: number, kind: number, value: string): void => push(s + (whole ? 0 : start), e + (whole ? 0 : start), set.detected(value, kind), -1);
+  const onFound = (s: number, e: number, kind: number, value: string, verdict: Verdict): void =>
+    push(s + (whole ? 0 : start), e + (whole ? 0 : start), set.detected(value, kind, verdict === 'unverified'), -1);
   for (let i = 0; i < m.count; i++) {
     const pid = m.ids[i] as number;
     const hitEnd = m.ends[i] as number;

@@ -36,11 +36,12 @@ const CONFIG = {
 function checkUpstream(up: MockUpstream): void {
   expect(up.requests.length).toBeGreaterThan(0);
   for (const r of up.requests) {
-    for (const v of [ACME, CARD, IBAN, EMAIL, 'Acme Corp']) expect(r.body.includes(v), v).toBe(false);
-    expect(/falcon/i.test(r.body)).toBe(false);
-    expect(r.body.includes('~ficta_')).toBe(true);
+    const body = r.body.toString();
+    for (const v of [ACME, CARD, IBAN, EMAIL, 'Acme Corp']) expect(body.includes(v), v).toBe(false);
+    expect(/falcon/i.test(body)).toBe(false);
+    expect(body.includes('~ficta_')).toBe(true);
   }
-  expect(up.requests.some((r) => r.body.includes(KEPT))).toBe(true);
+  expect(up.requests.some((r) => r.body.toString().includes(KEPT))).toBe(true);
   expect(up.leaks).toEqual([]);
 }
 
@@ -122,7 +123,7 @@ describe('block mode and detection off', () => {
       expect(up.requests.length).toBe(before);
       const res = await client.chat.completions.create({ model: 'gpt-x', messages: [{ role: 'user', content: 'ship FALCON today' }] });
       expect(res.choices[0]?.message.content).toBe('ECHO: ship FALCON today');
-      expect(/falcon/i.test(up.requests.at(-1)!.body)).toBe(false);
+      expect(/falcon/i.test(up.requests.at(-1)!.body.toString())).toBe(false);
     } finally {
       await proxy.close();
     }
@@ -135,7 +136,7 @@ describe('block mode and detection off', () => {
       up.secrets = [];
       const res = await client.chat.completions.create({ model: 'gpt-x', messages: [{ role: 'user', content: `falcon ${ACME}` }] });
       expect(res.choices[0]?.message.content).toBe(`ECHO: falcon ${ACME}`);
-      const body = up.requests.at(-1)!.body;
+      const body = up.requests.at(-1)!.body.toString();
       expect(/falcon/i.test(body)).toBe(false);
       expect(body.includes(ACME)).toBe(true);
     } finally {

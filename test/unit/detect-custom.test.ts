@@ -9,6 +9,7 @@ import { customKind, type CustomRule } from '../../src/detect/custom.ts';
 import { customRuleProblems } from '../../src/detect/custom-check.ts';
 import { createDetector } from '../../src/detect/detector.ts';
 import { createCredentialFinder } from '../../src/detect/find.ts';
+import type { Kind } from '../../src/detect/kind.ts';
 import { piiKinds } from '../../src/detect/pii/index.ts';
 import { termKind } from '../../src/detect/terms.ts';
 import { mulberry32 } from '../../src/util/prng.ts';
@@ -16,7 +17,7 @@ import { mulberry32 } from '../../src/util/prng.ts';
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const rand = (rnd: () => number, n: number, alphabet = ALNUM): string => Array.from({ length: n }, () => alphabet[Math.floor(rnd() * alphabet.length)]).join('');
 
-const finder = (extra: Parameters<typeof createDetector>[0]['extra'], allow: string[] = []) => {
+const finder = (extra: Kind[], allow: string[] = []) => {
   const f = createCredentialFinder(createDetector({ builtins: false, extra, allow }));
   return (text: string) => f.find(Buffer.from(text, 'utf8')).map((c) => `${c.kind}:${c.value}`);
 };

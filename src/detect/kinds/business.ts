@@ -1,7 +1,7 @@
 // Credential kinds of business and collaboration services: Slack (tokens and webhooks), other webhooks,
 // Stripe and payment providers, e-mail and messaging, commerce, productivity and developer-tool SaaS.
 
-import { ALNUM, B64_PAD, B64URL, charset, DIGIT, HEX_LOWER, LOWER_NUM, UPPER_NUM } from '../charset.ts';
+import { ALNUM, B64_PAD, B64URL, charset, DIGIT, HEX, HEX_LOWER, LOWER_NUM, UPPER_NUM } from '../charset.ts';
 import { prefixed } from '../define.ts';
 import { ANCHOR, run, type Part } from '../grammar.ts';
 import type { Kind } from '../kind.ts';
@@ -41,7 +41,8 @@ export const BUSINESS_KINDS: readonly Kind[] = [
     edge: SLACK_EDGE,
   }),
   prefixed('slack-legacy-token', 'Slack workspace, legacy, session or refresh token', ['xoxa-', 'xoxs-', 'xoxo-', 'xoxr-', 'xoxa-2-'], slackIds(3, run(ALNUM, 10, 64)), SLACK_TOKENS, {
-    alternatives: [slackIds(2, run(ALNUM, 10, 64)), slackIds(1, run(ALNUM, 10, 64))],
+    // Workspace and refresh tokens without the numeric ids: 8 to 48 letters and digits.
+    alternatives: [slackIds(2, run(ALNUM, 10, 64)), slackIds(1, run(ALNUM, 10, 64)), [run(ALNUM, 8, 48)]],
     edge: SLACK_EDGE,
   }),
   prefixed('slack-config-token', 'Slack configuration access or refresh token', ['xoxe.xoxp-1-', 'xoxe.xoxb-1-', 'xoxe-1-'], [run(ALNUM, 100, 300)], 'https://api.slack.com/authentication/config-tokens'),
@@ -52,24 +53,34 @@ export const BUSINESS_KINDS: readonly Kind[] = [
     [run(ALNUM, 24, 64)],
   ]),
   webhook('discord-webhook-url', 'Discord webhook URL', ['discord.com/api/webhooks/', 'discordapp.com/api/webhooks/'], [run(DIGIT, 17, 20), '/', run(B64URL, 60, 80)], 'https://discord.com/developers/docs/resources/webhook'),
-  webhook('zapier-webhook-url', 'Zapier catch hook URL', ['hooks.zapier.com/hooks/catch/'], [run(DIGIT, 4, 12), '/', run(LOWER_NUM, 5, 12)], 'https://help.zapier.com/hc/en-us/articles/8496288690317'),
+  webhook('zapier-webhook-url', 'Zapier catch hook URL', ['hooks.zapier.com/hooks/catch/'], [run(DIGIT, 4, 12), '/', run(LOWER_NUM, 5, 12)], 'https://help.zapier.com/hc/en-us/articles/8496288690317', [
+    // A catch hook written as one opaque key (`…/catch/<16 letters and digits>`).
+    [run(ALNUM, 16, 40)],
+  ]),
   webhook('tines-webhook-url', 'Tines webhook URL', ['.tines.com/webhook/'], [run(LOWER_NUM, 32), '/', run(LOWER_NUM, 32)], 'https://www.tines.com/docs/actions/types/webhook'),
-  prefixed('stripe-secret-key', 'Stripe live secret key', ['sk_live_'], [run(ALNUM, 24, 247)], STRIPE_KEYS),
-  prefixed('stripe-restricted-key', 'Stripe live restricted key', ['rk_live_'], [run(ALNUM, 24, 247)], STRIPE_KEYS),
+  prefixed('stripe-secret-key', 'Stripe live (or prod) secret key', ['sk_live_', 'sk_prod_'], [run(ALNUM, 24, 247)], STRIPE_KEYS),
+  prefixed('stripe-restricted-key', 'Stripe live (or prod) restricted key', ['rk_live_', 'rk_prod_'], [run(ALNUM, 24, 247)], STRIPE_KEYS),
   prefixed('stripe-test-key', 'Stripe test-mode secret or restricted key', ['sk_test_', 'rk_test_'], [run(ALNUM, 24, 247)], STRIPE_KEYS, { examples: [STRIPE_DOCS_TEST_KEY] }),
   prefixed('stripe-webhook-secret', 'Stripe (and Svix-style) webhook signing secret', ['whsec_'], [run(B64_PAD, 32, 88)], 'https://docs.stripe.com/webhooks#verify-events', { structured: true }),
   prefixed('paypal-braintree-token', 'PayPal Braintree access token', ['access_token$production$', 'access_token$sandbox$'], [run(ALNUM, 16), '$', run(HEX_LOWER, 32)], 'https://developer.paypal.com/braintree/docs/guides/authorization/overview'),
   prefixed('square-access-token', 'Square access token', ['EAAA'], [run(B64URL, 60)], 'https://developer.squareup.com/docs/build-basics/access-tokens', {
-    alternatives: [[run(charset('A-Za-z0-9_=-'), 60)]],
+    // Sandbox and older tokens are shorter (22 characters and up after EAAA).
+    alternatives: [[run(charset('A-Za-z0-9_=-'), 60)], [run(B64URL, 22, 59)]],
   }),
-  prefixed('square-legacy-token', 'Square OAuth access token or application secret (legacy)', ['sq0atp-', 'sq0csp-'], [run(B64URL, 22, 43)], 'https://developer.squareup.com/docs/build-basics/access-tokens'),
+  prefixed('square-legacy-token', 'Square OAuth access token, application secret or sandbox key (legacy sq0…-)', ['sq0atp-', 'sq0csp-', 'sq0ige-'], [run(B64URL, 22, 43)], 'https://developer.squareup.com/docs/build-basics/access-tokens'),
   prefixed('facebook-access-token', 'Meta (Facebook, Instagram) Graph API access token', ['EAA'], [run(ALNUM, 90, 400)], 'https://developers.facebook.com/docs/facebook-login/guides/access-tokens'),
   prefixed('razorpay-key', 'Razorpay API key id', ['rzp_live_', 'rzp_test_'], [run(ALNUM, 14)], 'https://razorpay.com/docs/api/authentication/'),
-  prefixed('flutterwave-secret-key', 'Flutterwave secret key', ['FLWSECK-', 'FLWSECK_TEST-'], [run(ALNUM, 32), '-X'], 'https://developer.flutterwave.com/docs/authentication'),
+  prefixed('flutterwave-secret-key', 'Flutterwave secret key or encryption key', ['FLWSECK-', 'FLWSECK_TEST-'], [run(ALNUM, 32), '-X'], 'https://developer.flutterwave.com/docs/authentication', {
+    // The encryption key: the same prefix and 12 hex digits.
+    alternatives: [[run(HEX, 12)]],
+  }),
   prefixed('duffel-token', 'Duffel access token', ['duffel_live_', 'duffel_test_'], [run(charset('A-Za-z0-9_=-'), 43)], 'https://duffel.com/docs/api/overview/making-requests/authentication'),
   prefixed('easypost-key', 'EasyPost production or test API key', ['EZAK', 'EZTK'], [run(ALNUM, 54)], 'https://docs.easypost.com/docs/authentication'),
   prefixed('shippo-token', 'Shippo live or test API token', ['shippo_live_', 'shippo_test_'], [run(HEX_LOWER, 40)], 'https://docs.goshippo.com/docs/guides_general/authentication/'),
-  prefixed('sendgrid-api-key', 'SendGrid (Twilio) API key', ['SG.'], [run(B64URL, 22), '.', run(B64URL, 43)], 'https://www.twilio.com/docs/sendgrid/ui/account-and-settings/api-keys'),
+  prefixed('sendgrid-api-key', 'SendGrid (Twilio) API key', ['SG.'], [run(B64URL, 22), '.', run(B64URL, 43)], 'https://www.twilio.com/docs/sendgrid/ui/account-and-settings/api-keys', {
+    // Key id and secret of other lengths (`-` and `_` included), or 66 characters that may hold `=`.
+    alternatives: [[run(B64URL, 20, 24), '.', run(B64URL, 39, 50)], [run(charset('A-Za-z0-9=_.-'), 66)]],
+  }),
   prefixed('brevo-api-key', 'Brevo (Sendinblue) API or SMTP key', ['xkeysib-', 'xsmtpsib-'], [run(HEX_LOWER, 64), '-', run(ALNUM, 16)], 'https://developers.brevo.com/docs/getting-started'),
   {
     name: 'mailchimp-api-key',
@@ -80,13 +91,19 @@ export const BUSINESS_KINDS: readonly Kind[] = [
     source: 'https://mailchimp.com/developer/marketing/guides/quick-start/#generate-your-api-key',
   },
   prefixed('twilio-api-key', 'Twilio API key SID', Array.from('0123456789abcdef', (h) => `SK${h}`), [run(HEX_LOWER, 31)], 'https://www.twilio.com/docs/iam/api-keys'),
-  prefixed('shopify-token', 'Shopify admin, custom-app, private-app or shared secret', ['shpat_', 'shpca_', 'shppa_', 'shpss_'], [run(ALNUM, 32)], 'https://shopify.dev/docs/apps/build/authentication-authorization/access-token-types/generate-app-access-tokens-admin'),
+  // Issued as 32 hex digits; copies of custom-app and private-app tokens run up to 48 characters.
+  prefixed('shopify-token', 'Shopify admin, custom-app, private-app or shared secret', ['shpat_', 'shpca_', 'shppa_', 'shpss_'], [run(ALNUM, 32, 48)], 'https://shopify.dev/docs/apps/build/authentication-authorization/access-token-types/generate-app-access-tokens-admin'),
   prefixed('clickup-api-token', 'ClickUp personal API token', ['pk_'], [run(DIGIT, 1, 12), '_', run(UPPER_NUM, 32)], 'https://clickup.com/api/developer-portal/authentication/#personal-token'),
-  prefixed('postman-api-key', 'Postman API key', ['PMAK-'], [run(ALNUM, 24), '-', run(ALNUM, 34)], 'https://learning.postman.com/docs/developer/postman-api/authentication/'),
+  prefixed('postman-api-key', 'Postman API key', ['PMAK-'], [run(ALNUM, 24), '-', run(ALNUM, 34)], 'https://learning.postman.com/docs/developer/postman-api/authentication/', {
+    alternatives: [[run(ALNUM, 59)]],
+  }),
   prefixed('linear-api-key', 'Linear personal API key', ['lin_api_'], [run(ALNUM, 40)], 'https://linear.app/developers/graphql#personal-api-keys'),
   prefixed('notion-token', 'Notion integration token', ['ntn_'], [run(ALNUM, 46)], 'https://developers.notion.com/docs/authorization'),
   prefixed('notion-legacy-token', 'Notion integration token (legacy secret_)', ['secret_'], [run(ALNUM, 43)], 'https://developers.notion.com/docs/authorization'),
-  prefixed('figma-token', 'Figma personal access or OAuth token', ['figd_', 'figp_', 'figr_', 'figu_'], [run(B64URL, 40)], 'https://www.figma.com/developers/api#access-tokens'),
+  prefixed('figma-token', 'Figma personal access or OAuth token', ['figd_', 'figp_', 'figr_', 'figu_'], [run(B64URL, 40)], 'https://www.figma.com/developers/api#access-tokens', {
+    // 40 characters that end in base64 padding.
+    alternatives: [[run(B64URL, 38), '=='], [run(B64URL, 39), '=']],
+  }),
   prefixed('airtable-pat', 'Airtable personal access token', ['pat'], [run(ALNUM, 14), '.', run(HEX_LOWER, 64)], 'https://airtable.com/developers/web/guides/personal-access-tokens'),
   prefixed('hubspot-private-app-token', 'HubSpot private app access token', ['pat-na1-', 'pat-eu1-'], UUID, 'https://developers.hubspot.com/docs/api/private-apps', { structured: true }),
   prefixed('typeform-token', 'Typeform personal access token', ['tfp_'], [run(charset('A-Za-z0-9_=.-'), 40, 59)], 'https://www.typeform.com/developers/get-started/personal-access-token/'),

@@ -3,7 +3,7 @@
 // Fly.io, Vercel, Netlify, Neon, Supabase, Databricks, Doppler, HashiCorp Vault, Tailscale, 1Password,
 // observability vendors and a few databases-as-a-service.
 
-import { ALNUM, B64_PAD, B64URL, charset, DIGIT, HEX, HEX_LOWER, LOWER_NUM, UPPER_NUM } from '../charset.ts';
+import { ALNUM, B64_PAD, B64URL, charset, DIGIT, HEX, HEX_LOWER, LOWER_NUM, UPPER_NUM, WORD } from '../charset.ts';
 import { prefixed } from '../define.ts';
 import { ANCHOR, compileGrammar, matchGrammar, run, type Span } from '../grammar.ts';
 import type { Confirm, Kind } from '../kind.ts';
@@ -12,7 +12,7 @@ import { confirmAzureSas } from './azure-sas.ts';
 
 // AWS documents [A-Z0-9]{16} after the prefix (long-term ids in practice use the base32 alphabet).
 const AWS_ID = compileGrammar({ parts: [ANCHOR, run(UPPER_NUM, 16)] });
-const span: Span = { start: 0, end: 0 };
+const span: Span = { start: 0, end: 0, verdict: 'format' };
 
 /** An access key id, and the secret access key written next to it (both are reported). */
 const confirmAwsKeyId: Confirm = (buf, anchorStart, anchorEnd, emit) => {
@@ -121,7 +121,10 @@ export const CLOUD_KINDS: readonly Kind[] = [
   prefixed('tencent-secret-id', 'Tencent Cloud SecretId', ['AKID'], [run(ALNUM, 32)], 'https://www.tencentcloud.com/document/product/598/32675'),
   prefixed('digitalocean-token', 'DigitalOcean personal access, OAuth or refresh token', ['dop_v1_', 'doo_v1_', 'dor_v1_'], [run(HEX_LOWER, 64)], 'https://docs.digitalocean.com/reference/api/create-personal-access-token/'),
   prefixed('cloudflare-api-token', 'Cloudflare user or account API token, API key (new format)', ['cfut_', 'cfat_', 'cfk_'], [run(ALNUM, 40, 50)], 'https://developers.cloudflare.com/fundamentals/api/get-started/create-token/'),
-  prefixed('cloudflare-origin-ca-key', 'Cloudflare Origin CA key', ['v1.0-'], [run(HEX_LOWER, 24), '-', run(HEX_LOWER, 146)], 'https://developers.cloudflare.com/ssl/origin-configuration/origin-ca/'),
+  prefixed('cloudflare-origin-ca-key', 'Cloudflare Origin CA key', ['v1.0-'], [run(HEX_LOWER, 24), '-', run(HEX_LOWER, 146)], 'https://developers.cloudflare.com/ssl/origin-configuration/origin-ca/', {
+    // The same 24 + 146 layout in letters and digits (copies in tests and docs).
+    alternatives: [[run(ALNUM, 24), '-', run(ALNUM, 146)]],
+  }),
   prefixed('heroku-api-key', 'Heroku API key (HRKU- format)', ['HRKU-AA'], [run(B64URL, 58)], 'https://devcenter.heroku.com/articles/authentication'),
   prefixed('flyio-token', 'Fly.io access token (macaroon)', ['fm1r_', 'fm1a_', 'fm2_'], [run(B64_PAD, 60, 4000)], 'https://fly.io/docs/security/tokens/', { structured: true }),
   prefixed('flyio-legacy-token', 'Fly.io personal access token (legacy fo1_)', ['fo1_'], [run(B64URL, 43)], 'https://fly.io/docs/security/tokens/'),
@@ -145,14 +148,16 @@ export const CLOUD_KINDS: readonly Kind[] = [
   prefixed('vault-batch-token', 'HashiCorp Vault batch token', ['hvb.'], [run(charset('A-Za-z0-9_.-'), 130, 300)], VAULT_TOKENS),
   prefixed('vault-recovery-token', 'HashiCorp Vault recovery token', ['hvr.'], [run(B64URL, 24, 200)], VAULT_TOKENS),
   prefixed('tailscale-key', 'Tailscale auth key, API access token or OAuth client secret', ['tskey-'], [run(charset('a-z'), 3, 8), '-', run(ALNUM, 10, 32), '-', run(ALNUM, 20, 64)], 'https://tailscale.com/kb/1085/auth-keys', {
-    alternatives: [[run(ALNUM, 10, 32), '-', run(ALNUM, 20, 128)]],
+    // OAuth client secrets and newer keys: word characters (`_`) in the id and the secret.
+    alternatives: [[run(ALNUM, 10, 32), '-', run(ALNUM, 20, 128)], [run(charset('a-z'), 3, 8), '-', run(WORD, 10, 128), '-', run(WORD, 10, 128)]],
   }),
   prefixed('1password-service-account-token', '1Password service account token', ['ops_eyJ'], [run(charset('A-Za-z0-9+/_=-'), 200, 2000)], 'https://developer.1password.com/docs/service-accounts/', { structured: true }),
   prefixed('1password-secret-key', '1Password account Secret Key', ['A3-'], [run(UPPER_NUM, 6), '-', run(UPPER_NUM, 6), '-', run(UPPER_NUM, 5), '-', run(UPPER_NUM, 5), '-', run(UPPER_NUM, 5), '-', run(UPPER_NUM, 5)], 'https://support.1password.com/secret-key-security/', {
     alternatives: [[run(UPPER_NUM, 6), '-', run(UPPER_NUM, 11), '-', run(UPPER_NUM, 5), '-', run(UPPER_NUM, 5), '-', run(UPPER_NUM, 5)]],
   }),
   prefixed('dynatrace-token', 'Dynatrace API token', ['dt0c01.'], [run(ALNUM, 24), '.', run(ALNUM, 64)], 'https://docs.dynatrace.com/docs/manage/identity-access-management/access-tokens-and-oauth-clients/access-tokens#token-format'),
-  prefixed('newrelic-user-key', 'New Relic user API key', ['NRAK-'], [run(UPPER_NUM, 27)], 'https://docs.newrelic.com/docs/apis/intro-apis/new-relic-api-keys/'),
+  // Issued in upper case; any 27 letters and digits are taken.
+  prefixed('newrelic-user-key', 'New Relic user API key', ['NRAK-'], [run(ALNUM, 27)], 'https://docs.newrelic.com/docs/apis/intro-apis/new-relic-api-keys/'),
   prefixed('newrelic-insert-key', 'New Relic Insights insert key', ['NRII-'], [run(B64URL, 32)], 'https://docs.newrelic.com/docs/apis/intro-apis/new-relic-api-keys/'),
   prefixed('grafana-cloud-token', 'Grafana Cloud access policy token', ['glc_'], [run(B64_PAD, 32, 400)], 'https://grafana.com/docs/grafana-cloud/security-and-account-management/authentication-and-permissions/access-policies/'),
   prefixed('grafana-service-account-token', 'Grafana service account token', ['glsa_'], [run(ALNUM, 32), '_', run(HEX, 8)], 'https://grafana.com/docs/grafana/latest/administration/service-accounts/'),
