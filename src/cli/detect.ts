@@ -105,8 +105,9 @@ function whyNot(buf: Buffer, c: CompiledRule): string {
       if (at !== -1 && (first === undefined || at < first.at)) first = { at, len: p.length };
     }
     if (first === undefined) return `it does not hold the prefix ${shown}`;
-    const v = matchAt(buf, first.at, first.at + first.len, c, true);
-    return v.ok ? 'the token is cut short right after its prefix' : v.why;
+    let why = 'the token is cut short right after its prefix';
+    matchAt(buf, first.at, first.at + first.len, c, true, (r) => (why = r));
+    return why;
   }
   const lower = text.toLowerCase();
   const kw = c.keywords.map((k) => ({ k, at: lower.indexOf(Buffer.from(k).toString('latin1')) })).filter((x) => x.at !== -1)[0];
@@ -114,8 +115,9 @@ function whyNot(buf: Buffer, c: CompiledRule): string {
   const from = kw.at + kw.k.length;
   for (let p = from; p < Math.min(buf.length, from + c.distance + 1); p++) {
     if (c.set[buf[p]!] === 1 && boundaryBefore(buf, p, c.set)) {
-      const v = matchAt(buf, p, p, c, false);
-      return v.ok ? 'the token is not where the proxy looks for it' : v.why;
+      let why = 'the token is not where the proxy looks for it';
+      matchAt(buf, p, p, c, false, (r) => (why = r));
+      return why;
     }
   }
   return `no token of its charset starts within ${c.distance} bytes after the keyword`;

@@ -26,9 +26,6 @@ export const MIN_PREFIX_BYTES = 3;
 /** Shortest keyword, for the same reason. */
 export const MIN_KEYWORD_BYTES = 3;
 
-/** The outcome of testing a token against a rule at one place: why not, or where. */
-export type Verdict = { ok: true; start: number; end: number } | { ok: false; why: string };
-
 /** A rule compiled for matching. */
 export interface CompiledRule {
   readonly rule: CustomRule;
@@ -67,15 +64,16 @@ function keywordBefore(buf: Uint8Array, start: number, c: CompiledRule): boolean
 }
 
 /**
- * Matches the rule's token starting at `start`, its body (after the prefix) at `bodyStart`. The token
- * is bounded on both sides, its whole length within the rule's, its suffix and checksum right, and a
- * keyword before it when the rule has keywords and a prefix.
+ * Matches the rule's token starting at `start`, its body (after the prefix) at `bodyStart`: returns its
+ * end, or -1. The token is bounded on both sides, its whole length within the rule's, its suffix and
+ * checksum right, and a keyword before it when the rule has keywords and a prefix. `why`, when given, is
+ * told the first reason it is not (`ficta detect test`); the proxy's path builds no message.
  */
-export function matchAt(buf: Uint8Array, start: number, bodyStart: number, c: CompiledRule, needKeyword: boolean): Verdict {
+export function matchAt(buf: Uint8Array, start: number, bodyStart: number, c: CompiledRule, needKeyword: boolean, why?: (reason: string) => void): number {
   const [min, max] = c.rule.length;
   const prefixLen = bodyStart - start;
   const sl = c.suffix.length;
-  if (!boundaryBefore(buf, start, bodyStart === start ? c.set : new Uint8Array(256))) return { ok: false, why: 'it continues a longer word before it' };
+  if (!boundaryBefore(buf, start, bodyStart === start ? c.set : NO_BYTES)) return fail(why, () => 'it continues a longer word before it');
   const e = runEnd(buf, bodyStart, c.set, Math.max(0, max - prefixLen));
   const n = runChars();
   let end = e;
@@ -86,17 +84,24 @@ export function matchAt(buf: Uint8Array, start: number, bodyStart: number, c: Co
       end = e + sl;
       chars += sl;
     } else if (e - bodyStart >= sl && hasLiteral(buf, e - sl, c.suffix)) bodyEnd = e - sl;
-    else return { ok: false, why: `it does not end with the suffix (${describeStop(buf, e, c.set)})` };
+    else return fail(why, () => `it does not end with the suffix (${describeStop(buf, e, c.set)})`);
   }
-  if (chars < min) return { ok: false, why: `it is ${chars} characters long, shorter than ${min}${e < buf.length ? ` (${describeStop(buf, e, c.set)})` : ''}` };
-  if (chars > max) return { ok: false, why: `it is longer than ${max} characters` };
-  if (!boundaryAfter(buf, end, c.set)) return { ok: false, why: `a character outside the token follows it (${describeStop(buf, end, c.set)})` };
-  if (bodyEnd > bodyStart && looksLikePlaceholder(buf, bodyStart, bodyEnd)) return { ok: false, why: 'it looks like a placeholder (a long run of one character, few distinct characters, or a word such as "example")' };
+  if (chars < min) return fail(why, () => `it is ${chars} characters long, shorter than ${min}${e < buf.length ? ` (${describeStop(buf, e, c.set)})` : ''}`);
+  if (chars > max) return fail(why, () => `it is longer than ${max} characters`);
+  if (!boundaryAfter(buf, end, c.set)) return fail(why, () => `a character outside the token follows it (${describeStop(buf, end, c.set)})`);
+  if (bodyEnd > bodyStart && looksLikePlaceholder(buf, bodyStart, bodyEnd)) return fail(why, () => 'it looks like a placeholder (a long run of one character, few distinct characters, or a word such as "example")');
   const sum = c.rule.checksum ?? 'none';
-  if (sum === 'crc32-base62' && !hasBase62Crc32(buf, bodyStart, bodyEnd)) return { ok: false, why: 'its CRC32 (the last 6 base62 characters before the suffix) does not match' };
-  if (sum === 'luhn' && !isLuhn(buf, bodyStart, bodyEnd)) return { ok: false, why: 'its Luhn check digit does not match (or its body is not all digits)' };
-  if (needKeyword && c.keywords.length > 0 && !keywordBefore(buf, start, c)) return { ok: false, why: `none of its keywords stands within ${c.distance} bytes before it` };
-  return { ok: true, start, end };
+  if (sum === 'crc32-base62' && !hasBase62Crc32(buf, bodyStart, bodyEnd)) return fail(why, () => 'its CRC32 (the last 6 base62 characters before the suffix) does not match');
+  if (sum === 'luhn' && !isLuhn(buf, bodyStart, bodyEnd)) return fail(why, () => 'its Luhn check digit does not match (or its body is not all digits)');
+  if (needKeyword && c.keywords.length > 0 && !keywordBefore(buf, start, c)) return fail(why, () => `none of its keywords stands within ${c.distance} bytes before it`);
+  return end;
+}
+
+const NO_BYTES = new Uint8Array(256);
+
+function fail(why: ((reason: string) => void) | undefined, reason: () => string): -1 {
+  if (why !== undefined) why(reason());
+  return -1;
 }
 
 /** Where a run stopped, without quoting the value: the offset and the kind of byte. */
@@ -115,9 +120,9 @@ function afterKeyword(buf: Uint8Array, keywordEnd: number, c: CompiledRule, emit
   const limit = Math.min(buf.length, keywordEnd + c.distance + 1);
   for (let p = keywordEnd; p < limit; p++) {
     if (c.set[buf[p]!] !== 1 || !boundaryBefore(buf, p, c.set)) continue;
-    const v = matchAt(buf, p, p, c, false);
-    if (v.ok) {
-      emit(v.start, v.end);
+    const end = matchAt(buf, p, p, c, false);
+    if (end !== -1) {
+      emit(p, end);
       return;
     }
     p = runEnd(buf, p, c.set, c.rule.length[1]);
@@ -148,8 +153,8 @@ export function customKind(rule: CustomRule): Kind {
         afterKeyword(buf, anchorEnd, c, emit);
         return;
       }
-      const v = matchAt(buf, anchorStart, anchorEnd, c, true);
-      if (v.ok) emit(v.start, v.end);
+      const end = matchAt(buf, anchorStart, anchorEnd, c, true);
+      if (end !== -1) emit(anchorStart, end);
     },
   };
 }

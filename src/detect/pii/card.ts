@@ -90,9 +90,15 @@ export function matchCard(buf: Uint8Array, start: number): number {
   return same >= count - 1 ? -1 : i;
 }
 
+/**
+ * Every card number starts with a group of at least four digits, so the anchors are the first three
+ * (200–699) and the fourth must be a digit: three-digit numbers (`HTTP 529`, `"qty": 250`), the most
+ * common numbers in traffic, never reach the confirm (measured: 3,501 hits in a 500 KiB Messages body
+ * with two-digit anchors, 6 with these).
+ */
 const ANCHORS = (() => {
   const out: string[] = [];
-  for (let a = 2; a <= 6; a++) for (let b = 0; b <= 9; b++) out.push(`${a}${b}`);
+  for (let n = 200; n <= 699; n++) out.push(String(n));
   return out;
 })();
 
@@ -100,7 +106,7 @@ export const PAYMENT_CARD: Kind = {
   name: 'payment-card',
   title: 'Payment card number (PII, opt-in: detect.pii)',
   anchors: ANCHORS,
-  follows: '0-9 -',
+  follows: '0-9',
   reads: '0-9 -+.',
   escapable: false,
   checksum: true,
