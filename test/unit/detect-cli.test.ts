@@ -71,6 +71,19 @@ describe('ficta detect test', () => {
     expect((await runMain(['detect', 'test', 'term', 'falconry'], env)).stdout).toBe('1: no match: no term found\n');
   });
 
+  it('ficta scan finds the custom formats too (not terms or PII: they are no credentials to import)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ficta-detect-scan-'));
+    try {
+      writeFileSync(join(dir, 'app.env'), `ACME=${good}\nOWNER=jane@corp.io\nPROJECT=Falcon\n`);
+      const r = await runMain(['scan', dir, '--json'], env);
+      expect(r.code).toBe(1);
+      expect(JSON.parse(r.stdout).findings.map((f: { kind: string }) => f.kind)).toEqual(['acme-token']);
+      expect(r.stdout).not.toContain(good);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses an unknown name, listing what the config has', async () => {
     const r = await runMain(['detect', 'test', 'acme', 'x'], env);
     expect(r.code).toBe(2);
