@@ -13,7 +13,32 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config/load.ts';
 import { createFicta } from '../src/index.ts';
+import { AI_KINDS } from '../src/detect/kinds/ai.ts';
+import { BUSINESS_KINDS } from '../src/detect/kinds/business.ts';
+import { CLOUD_KINDS } from '../src/detect/kinds/cloud.ts';
+import { KEY_KINDS } from '../src/detect/kinds/keys.ts';
+import { SOURCE_CONTROL_KINDS } from '../src/detect/kinds/source-control.ts';
 import { createLogger } from '../src/log/logger.ts';
+
+// Kind families as src/detect/kinds/ groups them; a corpus kind belongs to the family of the ficta kind of
+// the same name, or sharing its first word (`github-token` → `github-*`), or to the look-alike bucket
+// (hashes, UUIDs, blobs and generic rules no family claims).
+const FAMILIES: ReadonlyArray<[string, ReadonlyArray<{ name: string }>]> = [
+  ['source control, CI, registries', SOURCE_CONTROL_KINDS],
+  ['cloud and infrastructure', CLOUD_KINDS],
+  ['AI providers', AI_KINDS],
+  ['SaaS, payments, messaging', BUSINESS_KINDS],
+  ['keys, JWTs, URL passwords', KEY_KINDS],
+];
+const LOOK_ALIKES = 'look-alikes (no family)';
+const ALIASES: Record<string, string> = { artifactory: 'jfrog', db: 'url', sendinblue: 'brevo', 'basic': 'url', curl: 'url' };
+function familyOf(corpusKind: string): string {
+  const first = corpusKind.split('-')[0]!;
+  const want = ALIASES[first] ?? ALIASES[corpusKind] ?? first;
+  for (const [family, kinds] of FAMILIES) if (kinds.some((k) => k.name === corpusKind)) return family;
+  for (const [family, kinds] of FAMILIES) if (kinds.some((k) => k.name.split('-')[0] === want)) return family;
+  return LOOK_ALIKES;
+}
 
 interface Case {
   id: string;
@@ -54,6 +79,13 @@ const ficta = await createFicta({ config: loaded.value, env: {}, logger: createL
 const running = await ficta.listen();
 
 const perKind = new Map<string, { caught: number; total: number }>();
+const perFamily = new Map<string, { caught: number; total: number; negatives: number; falsePositives: number }>();
+const family = (kind: string): { caught: number; total: number; negatives: number; falsePositives: number } => {
+  const name = familyOf(kind);
+  let f = perFamily.get(name);
+  if (f === undefined) perFamily.set(name, (f = { caught: 0, total: 0, negatives: 0, falsePositives: 0 }));
+  return f;
+};
 const missed: string[] = [];
 const changed: string[] = [];
 let caught = 0;
@@ -69,7 +101,12 @@ for (const c of cases) {
   const arrived = lastBody.length === 0 ? undefined : (JSON.parse(lastBody.toString('utf8')).messages[0].content as string);
   if (c.expect === 'ignore') {
     ignoreTotal++;
-    if (res.status !== 200 || lastBody.toString('utf8') !== body) changed.push(`${c.id} (${c.kind}): ${res.status === 200 ? 'changed' : `status ${res.status}`}`);
+    const f = family(c.kind);
+    f.negatives++;
+    if (res.status !== 200 || lastBody.toString('utf8') !== body) {
+      changed.push(`${c.id} (${c.kind}): ${res.status === 200 ? 'changed' : `status ${res.status}`}`);
+      f.falsePositives++;
+    }
     continue;
   }
   // Caught: refused (nothing forwarded) or forwarded without the secret.
@@ -81,10 +118,13 @@ for (const c of cases) {
   }
   detectTotal++;
   const k = perKind.get(c.kind) ?? { caught: 0, total: 0 };
+  const f = family(c.kind);
   k.total++;
+  f.total++;
   if (kept) {
     caught++;
     k.caught++;
+    f.caught++;
   } else missed.push(`${c.id} (${c.kind})`);
   perKind.set(c.kind, k);
 }
@@ -98,6 +138,13 @@ out(`shared corpus ${path}: ${cases.length} cases through ficta (detection on, n
 out(`detect:  ${caught} of ${detectTotal} kept from the upstream (recall ${pct(caught, detectTotal)}), ${perKind.size} kinds`);
 out(`ignore:  ${ignoreTotal - changed.length} of ${ignoreTotal} forwarded byte-exact and unblocked (${changed.length} changed or blocked)`);
 out(`context: ${contextCaught} of ${contextTotal} caught (recognisable only from surrounding names; not counted)`);
+out('\nper kind family:                  recall            hard negatives (false positives)');
+for (const [name] of [...FAMILIES, [LOOK_ALIKES]] as const) {
+  const f = perFamily.get(name);
+  if (f === undefined) continue;
+  const recall = f.total === 0 ? '-' : `${f.caught} / ${f.total} ${pct(f.caught, f.total)}`;
+  out(`  ${name.padEnd(32)} ${recall.padEnd(17)} ${f.negatives - f.falsePositives} / ${f.negatives} forwarded (${f.falsePositives})`);
+}
 out('\nrecall per kind:');
 for (const [kind, k] of [...perKind].sort((a, b) => a[1].caught / a[1].total - b[1].caught / b[1].total || a[0].localeCompare(b[0]))) {
   out(`  ${kind.padEnd(34)} ${String(k.caught).padStart(3)} / ${String(k.total).padEnd(3)} ${pct(k.caught, k.total).padStart(8)}`);

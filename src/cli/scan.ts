@@ -8,6 +8,7 @@ import { loadConfig } from '../config/load.ts';
 import { customKind } from '../detect/custom.ts';
 import { createDetector } from '../detect/detector.ts';
 import { createCredentialFinder, type Credential } from '../detect/find.ts';
+import type { Verdict } from '../detect/kind.ts';
 import { createFingerprinter } from '../scan/fingerprint.ts';
 import { DEFAULT_MAX_COMMITS, DEFAULT_MAX_HISTORY_BYTES, readHistory, type HistoryResult } from '../scan/history.ts';
 import { assignedName, createNamer, toVaultName } from '../scan/names.ts';
@@ -28,8 +29,10 @@ export const spec = {
   usage: 'scan [PATH…] [--env] [--git] [--json] [--add [--yes]]',
   summary: 'find credentials in files, the environment or git history (never prints a value)',
   description: `Finds credentials in files (default: the current directory; .gitignore is honoured), the environment
-or git history. Prints where, what kind, a suggested vault name and a short fingerprint (keyed by
-FICTA_HOME/scan.key), never the value. Exit status 1 when anything is found, 0 otherwise.`,
+or git history. Prints where, what kind, a suggested vault name, a short fingerprint (keyed by
+FICTA_HOME/scan.key) and the verdict, never the value: verified (its checksum holds), unverified (it has
+the kind's shape but fails its checksum: a test fixture or a typo; the proxy redacts it, never blocks it)
+or format (its kind carries no checksum). Exit status 1 when anything is found, 0 otherwise.`,
   options: {
     env: { type: 'boolean', help: 'scan the environment variables' },
     git: { type: 'boolean', help: 'scan the git history of the current directory (lines added by each commit)' },
@@ -54,6 +57,7 @@ interface Finding {
   kind: string;
   name: string;
   fingerprint: string;
+  verdict: Verdict;
   value: string;
 }
 
@@ -77,8 +81,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const fingerprint = fp.value;
   const nameFor = createNamer();
   const findings: Finding[] = [];
-  const add = (c: Credential, wanted: string, where: Omit<Finding, 'kind' | 'name' | 'fingerprint' | 'value'>): void => {
-    findings.push({ ...where, kind: c.kind, name: nameFor(c.value, wanted), fingerprint: fingerprint(c.value), value: c.value });
+  const add = (c: Credential, wanted: string, where: Omit<Finding, 'kind' | 'name' | 'fingerprint' | 'verdict' | 'value'>): void => {
+    findings.push({ ...where, kind: c.kind, name: nameFor(c.value, wanted), fingerprint: fingerprint(c.value), verdict: c.verdict, value: c.value });
   };
 
   const paths = positionals.length > 0 ? positionals : values.env === true || values.git === true ? [] : ['.'];
@@ -127,8 +131,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
 
   const json = values.json === true;
   if (!json) {
-    const rows = findings.map((f) => [f.place, f.kind, f.name, f.fingerprint]);
-    const widths = [0, 1, 2].map((c) => rows.reduce((w, r) => Math.max(w, r[c]!.length), 0));
+    const rows = findings.map((f) => [f.place, f.kind, f.name, f.fingerprint, f.verdict]);
+    const widths = [0, 1, 2, 3].map((c) => rows.reduce((w, r) => Math.max(w, r[c]!.length), 0));
     for (const r of rows) io.stdout.write(`${r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]!))).join('  ')}\n`);
     io.stderr.write(`ficta: scan: ${summary(findings, counts, history)}\n`);
   }
@@ -210,7 +214,8 @@ async function confirm(question: string, io: CliIo): Promise<boolean> {
 
 function summary(findings: Finding[], counts: WalkCounts | undefined, history: HistoryResult | undefined): string {
   const places = new Set(findings.map((f) => f.file ?? f.env ?? f.place)).size;
-  const parts = [`${findings.length} credential${findings.length === 1 ? '' : 's'} in ${places} place${places === 1 ? '' : 's'}`];
+  const unverified = findings.filter((f) => f.verdict === 'unverified').length;
+  const parts = [`${findings.length} credential${findings.length === 1 ? '' : 's'}${unverified > 0 ? ` (${unverified} unverified)` : ''} in ${places} place${places === 1 ? '' : 's'}`];
   if (counts !== undefined) {
     const skip = [counts.binary > 0 ? `${counts.binary} binary` : '', counts.huge > 0 ? `${counts.huge} too large` : '', counts.unreadable > 0 ? `${counts.unreadable} unreadable` : ''].filter((s) => s !== '');
     parts.push(`${counts.files} files scanned${skip.length > 0 ? `, skipped ${skip.join(', ')}` : ''}`);

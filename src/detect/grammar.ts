@@ -101,8 +101,9 @@ export function matchGrammar(buf: Uint8Array, anchorStart: number, anchorEnd: nu
   let start = anchorStart;
   for (const p of g.before) {
     if (p instanceof Uint8Array) {
-      if (!hasLiteral(buf, start - p.length, p)) return false;
-      start -= p.length;
+      const s = literalStart(buf, start, p);
+      if (s === -1) return false;
+      start = s;
     } else {
       const s = runStart(buf, start, p.set, p.max);
       const len = runChars();
@@ -113,8 +114,9 @@ export function matchGrammar(buf: Uint8Array, anchorStart: number, anchorEnd: nu
   let end = anchorEnd;
   for (const p of g.after) {
     if (p instanceof Uint8Array) {
-      if (!hasLiteral(buf, end, p)) return false;
-      end += p.length;
+      const e = literalEnd(buf, end, p);
+      if (e === -1) return false;
+      end = e;
     } else {
       const e = runEnd(buf, end, p.set, p.max);
       const len = runChars();
@@ -132,4 +134,28 @@ export function matchGrammar(buf: Uint8Array, anchorStart: number, anchorEnd: nu
   span.end = end;
   span.verdict = g.verify === undefined ? 'format' : g.verify(buf, start, end, anchorEnd) ? 'verified' : 'unverified';
   return true;
+}
+
+/** End of the literal written at buf[at…), each `/` of it also as a JSON-escaped `\/` (as runs read it); -1 when absent. */
+function literalEnd(buf: Uint8Array, at: number, lit: Uint8Array): number {
+  if (hasLiteral(buf, at, lit)) return at + lit.length;
+  let i = at;
+  for (let k = 0; k < lit.length; k++) {
+    if (buf[i] === lit[k]) i++;
+    else if (lit[k] === 0x2f && buf[i] === 0x5c && buf[i + 1] === 0x2f) i += 2;
+    else return -1;
+  }
+  return i;
+}
+
+/** Start of the literal written to end at buf[…to), each `/` of it also as `\/`; -1 when absent. */
+function literalStart(buf: Uint8Array, to: number, lit: Uint8Array): number {
+  if (hasLiteral(buf, to - lit.length, lit)) return to - lit.length;
+  let i = to;
+  for (let k = lit.length - 1; k >= 0; k--) {
+    if (i > 0 && buf[i - 1] === lit[k]) i--;
+    else if (lit[k] === 0x2f && i >= 2 && buf[i - 1] === 0x2f && buf[i - 2] === 0x5c) i -= 2;
+    else return -1;
+  }
+  return i;
 }

@@ -3,6 +3,8 @@
 // that could hide a value from those forms — in decoded views (views.ts). Both the redactor and the
 // fail-closed gate use it; the gate runs it on the exact outgoing bytes.
 
+import { kindOfSecret } from '../detect/store.ts';
+import { createJsonLexer, DEPTH_UNKNOWN, type JsonLexer } from '../restore/json-lexer.ts';
 import type { SecretSet } from './secret-set.ts';
 import { collectHits, type Hit, type ViewOptions } from './views.ts';
 
@@ -16,7 +18,54 @@ export function inspect(set: SecretSet, buf: Buffer, options: ViewOptions = {}):
   const hits: Hit[] = [];
   if (set.inert || buf.length === 0) return hits;
   collectHits(set, buf, options, hits);
+  if (set.detection !== undefined) keepFoundForm(set, buf, hits, options.json === true);
   return hits;
+}
+
+/**
+ * A detected value is restored in the form it had where it was found. Restore escapes a value for the
+ * string depth its placeholder lands at (the forward lexer's depth: 1 in a JSON string, 2 in JSON text
+ * inside one, 1 again in prose that merely quotes JSON), so the value kept is the hit's source bytes read
+ * at the depth the same lexer gives the hit's first byte: a key block a Python repr prints with `\n`
+ * escapes inside a message stays escaped, one inside JSON text in a message is the JSON string's value.
+ * A detector may read deeper to confirm a value (a key block whose lines are `\\n`-separated, a token
+ * in a decoded view) and then reports it decoded; such a hit gets the value its source bytes say instead.
+ * Only detected hits are looked at; a value whose source bytes hold no backslash and equal it costs one
+ * compare, and the body is lexed (once, forward) only when one does not.
+ */
+function keepFoundForm(set: SecretSet, buf: Buffer, hits: Hit[], json: boolean): void {
+  let lexer: JsonLexer | undefined;
+  let lexedTo = 0;
+  const plain = (h: Hit): boolean => {
+    const source = buf.subarray(h.start, h.end);
+    return source.indexOf(0x5c) === -1 && set.valueBytes(h.secret, 0).equals(source);
+  };
+  const detected = hits.filter((h) => h.secret <= -2 && !plain(h));
+  if (detected.length === 0) return;
+  detected.sort((a, b) => a.start - b.start);
+  for (const h of detected) {
+    lexer ??= createJsonLexer(json ? 'value' : 'structured');
+    lexer.advance(buf, lexedTo, h.start + 1);
+    lexedTo = h.start + 1;
+    const depth = lexer.depth();
+    if (depth === DEPTH_UNKNOWN) continue; // nested past what restore follows: it will not restore there either
+    const source = buf.subarray(h.start, h.end);
+    if (set.valueBytes(h.secret, depth).equals(source)) continue;
+    const value = decodeLevels(source.toString('utf8'), depth);
+    if (value === undefined) continue; // not the content of a string at that depth: keep what the detector read
+    h.secret = set.detected(value, kindOfSecret(h.secret), set.unverified(h.secret));
+  }
+}
+
+/** `text` with `depth` levels of JSON string escaping undone; undefined when a level does not parse. */
+function decodeLevels(text: string, depth: number): string | undefined {
+  let s = text;
+  try {
+    for (let d = 0; d < depth; d++) s = JSON.parse(`"${s}"`) as string;
+  } catch {
+    return undefined;
+  }
+  return s;
 }
 
 /**

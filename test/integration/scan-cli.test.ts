@@ -92,6 +92,27 @@ describe('ficta scan', () => {
     expect(JSON.parse(b.stdout).findings.map((f: any) => f.fingerprint)).toEqual(doc.findings.map((f: any) => f.fingerprint));
   });
 
+  it('shows the verdict: verified (checksum holds), unverified (fails it), format (no checksum)', async () => {
+    const dir = join(root, 'verdicts');
+    mkdirSync(dir, { recursive: true });
+    // The same shape with its last character changed: a GitHub token whose CRC32 no longer holds.
+    const broken = GITHUB.slice(0, -1) + (GITHUB.endsWith('A') ? 'B' : 'A');
+    writeFileSync(join(dir, 'tokens.env'), `GITHUB_TOKEN=${GITHUB}\nFIXTURE_TOKEN=${broken}\nSLACK_TOKEN=${SLACK}\n`);
+    const r = await ficta(['scan', 'verdicts']);
+    expect(r.code).toBe(1);
+    expect(r.stdout.includes(broken)).toBe(false);
+    expectNoValues(r);
+    const rows = r.stdout.trim().split('\n').map((l) => l.split(/\s{2,}/));
+    expect(rows.map((row) => [row[1], row[2], row[4]])).toEqual([
+      ['github-classic-pat', 'GITHUB_TOKEN', 'verified'],
+      ['github-classic-pat', 'FIXTURE_TOKEN', 'unverified'],
+      ['slack-bot-token', 'SLACK_TOKEN', 'format'],
+    ]);
+    expect(r.stderr).toBe('ficta: scan: 3 credentials (1 unverified) in 1 place; 1 files scanned\n');
+    const doc = JSON.parse((await ficta(['scan', '--json', 'verdicts'])).stdout);
+    expect(doc.findings.map((f: any) => f.verdict)).toEqual(['verified', 'unverified', 'format']);
+  });
+
   it('exits 0 on a clean tree, 2 on usage errors', async () => {
     const clean = await ficta(['scan', 'project/README.md']);
     expect(clean.code).toBe(0);
@@ -164,7 +185,7 @@ describe('ficta scan', () => {
     expect(tty.code, tty.output).toBe(1);
     expect(tty.output).not.toContain(HISTORIC);
     expect(tty.output).toContain('\rficta: scan: git history: 50 commits\rficta: scan: git history: 100 commits\r\u001b[K');
-    expect(tty.output).toMatch(/:notes-1\.sh:1 +gitlab-pat +GITLAB_TOKEN +[0-9a-f]{12}\r\n/);
+    expect(tty.output).toMatch(/:notes-1\.sh:1 +gitlab-pat +GITLAB_TOKEN +[0-9a-f]{12} +format\r\n/);
     expect(tty.output).toContain('ficta: scan: 1 credential in 1 place; 120 commits\r\n');
     const piped = await ficta(['scan', '--git'], { cwd: repo });
     expect(piped.code).toBe(1);

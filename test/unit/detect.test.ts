@@ -43,12 +43,12 @@ describe('credential detection', () => {
     expect(hits).toEqual([]);
   });
 
-  it('checks the CRC32 of GitHub and npm tokens: one changed character makes the token not a token', () => {
+  it('checks the CRC32 of GitHub and npm tokens: one changed character makes the token unverified', () => {
     for (const name of ['github-classic-pat', 'github-oauth-token', 'github-app-token', 'npm-token']) {
       const token = sample(name);
-      expect(kinds(`t=${token}`), name).toEqual([name]);
+      expect(find(`t=${token}`).map((f) => [f.kind, f.verdict]), name).toEqual([[name, 'verified']]);
       const flipped = token.slice(0, 10) + (token[10] === 'A' ? 'B' : 'A') + token.slice(11);
-      expect(kinds(`t=${flipped}`), name).toEqual([]);
+      expect(find(`t=${flipped}`).map((f) => [f.kind, f.verdict]), name).toEqual([[name, 'unverified']]);
     }
   });
 
@@ -118,11 +118,13 @@ describe('credential detection', () => {
     expect(kinds(`${test} ${live}`)).toEqual(['stripe-test-key', 'stripe-secret-key']);
   });
 
-  it('accepts a signed JWT only: header naming an algorithm, payload and signature', () => {
+  it('accepts a JWT whose header names an algorithm: signed, or unsigned as unverified', () => {
     const jwt = sample('jwt');
-    expect(kinds(`Authorization: Bearer ${jwt}`)).toEqual(['jwt']);
+    expect(find(`Authorization: Bearer ${jwt}`).map((f) => [f.kind, f.verdict])).toEqual([['jwt', 'format']]);
     const [h, p] = jwt.split('.');
-    expect(kinds(`${h}.${p}`)).toEqual([]);
+    expect(find(`${h}.${p}`).map((f) => [f.kind, f.verdict, f.value])).toEqual([['jwt', 'unverified', `${h}.${p}`]]);
+    expect(kinds(`${h}.${Buffer.from('not json').toString('base64url')}AAAAAAAA`)).toEqual([]);
+    expect(kinds(`${Buffer.from('{"alg":"none"}').toString('base64url')}.${p}`)).toEqual([]);
     expect(kinds(`${Buffer.from('{"typ":"JWT"}').toString('base64url')}.${p}.${'s'.repeat(10)}Zq8k2LmN3pQr5tUv`)).toEqual([]);
   });
 });

@@ -21,9 +21,12 @@ const slackIds = (segments: number, secret: Part): readonly Part[] => {
 
 const SLACK_EDGE = charset('A-Za-z0-9-');
 
-/** A webhook URL's secret path after its host (the host stays readable). */
+/**
+ * A webhook URL's secret path after its host (the host stays readable). Each anchor also joins with its
+ * slashes written `\/` (PHP's json_encode writes every slash so); the runs read `\/` as a slash.
+ */
 const webhook = (name: string, title: string, anchors: readonly string[], parts: readonly Part[], source: string, alternatives: ReadonlyArray<readonly Part[]> = []): Kind =>
-  prefixed(name, title, anchors, parts, source, { valueAfterAnchor: true, edge: '', alternatives });
+  prefixed(name, title, [...anchors, ...anchors.map((a) => a.replaceAll('/', '\\/'))], parts, source, { valueAfterAnchor: true, edge: '', alternatives });
 
 /** Stripe's documentation key, published for trying the API in test mode. */
 const STRIPE_DOCS_TEST_KEY = 'sk_test_4eC39HqLyjWDarjtT1zdp7dc';

@@ -133,8 +133,9 @@ export const CLOUD_KINDS: readonly Kind[] = [
   prefixed('neon-api-key', 'Neon API key', ['napi_'], [run(LOWER_NUM, 64)], 'https://neon.tech/docs/manage/api-keys'),
   prefixed('supabase-access-token', 'Supabase personal access token', ['sbp_'], [run(LOWER_NUM, 40)], 'https://supabase.com/docs/reference/api/introduction'),
   prefixed('supabase-secret-key', 'Supabase secret API key', ['sb_secret_'], [run(B64URL, 24, 64)], 'https://supabase.com/docs/guides/api/api-keys'),
-  prefixed('databricks-token', 'Databricks personal access token', ['dapi'], [run(HEX_LOWER, 32)], 'https://docs.databricks.com/en/dev-tools/auth/pat.html', {
-    alternatives: [[run(HEX_LOWER, 32), '-', run(DIGIT, 1, 2)]],
+  // The `-<digits>` suffix first: tried the other way round, the bare layout took the token without it.
+  prefixed('databricks-token', 'Databricks personal access token', ['dapi'], [run(HEX_LOWER, 32), '-', run(DIGIT, 1, 2)], 'https://docs.databricks.com/en/dev-tools/auth/pat.html', {
+    alternatives: [[run(HEX_LOWER, 32)]],
   }),
   prefixed(
     'doppler-token',

@@ -56,7 +56,7 @@ export const KEY_KINDS: readonly Kind[] = [
   },
   {
     name: 'jwt',
-    title: 'Signed JSON Web Token (header naming an algorithm, payload, signature)',
+    title: 'JSON Web Token (header naming an algorithm, payload, signature; unsigned: unverified)',
     anchors: ['eyJ'],
     confirm: confirmJwt,
     follows: 'A-Za-z0-9_-',

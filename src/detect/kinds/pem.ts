@@ -83,6 +83,9 @@ export const confirmPrivateKeyBlock: Confirm = (buf, anchorStart, anchorEnd, emi
     let headerColon = false;
     while (i < limit) {
       const b = buf[i]!;
+      // A block flattened onto one line separates its lines with spaces, which header lines also hold:
+      // the END line ends the line before it whatever that line allows.
+      if (b === 0x20 && matchesEnd(buf, i + 1, labelStart, labelEnd)) break;
       if (BASE64[b] === 1) {
         body++;
         i++;

@@ -14,6 +14,9 @@ const GITLAB_PREFIXES = 'https://docs.gitlab.com/security/tokens/#token-prefixes
 /** `prefix` + 30 random base62 + 6-character base62 CRC32 of the random part. */
 const githubCrc = (buf: Uint8Array, _start: number, end: number, anchorEnd: number): boolean => hasBase62Crc32(buf, anchorEnd, end);
 
+/** The token GitHub's REST documentation shows in its examples (its checksum does not hold). */
+const GITHUB_DOCS_TOKEN = 'ghp_16C7e42F292c6912E7710c838347Ae178B4a';
+
 /**
  * `prefix` + 30 random + 6 CRC (a token that fails the CRC is `unverified`); `long` adds the layouts of
  * app tokens longer than 40 characters: an installation id and a JWT (`ghs_12345_eyJ…`), or up to 255
@@ -22,6 +25,7 @@ const githubCrc = (buf: Uint8Array, _start: number, end: number, anchorEnd: numb
 const github = (name: string, title: string, anchor: string, long = false): Kind =>
   prefixed(name, title, [anchor], [run(ALNUM, 36)], GITHUB_FORMATS, {
     verify: githubCrc,
+    ...(anchor === 'ghp_' ? { examples: [GITHUB_DOCS_TOKEN] } : {}),
     ...(long ? { alternatives: [[run(DIGIT, 1, 20), '_', 'eyJ', run(charset('A-Za-z0-9_.-'), 40, 4096)], [run(WORD, 37, 255)]] } : {}),
   });
 
