@@ -96,6 +96,24 @@ describe('custom detectors, terms and PII through the proxy (redact)', () => {
     checkUpstream(up);
   });
 
+  it('an email and a term in a request header are redacted there too; a card as a JSON number is refused (fail closed)', async () => {
+    const send = (body: string) =>
+      fetch(`${proxy.url}/openai/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer k', 'x-requested-by': `${EMAIL} for Falcon` },
+        body,
+      });
+    const res = await send('{"model":"m","messages":[{"role":"user","content":"hi"}]}');
+    expect(res.status).toBe(200);
+    expect(String(up.requests.at(-1)!.headers['x-requested-by'])).toMatch(/^~ficta_[a-z0-9]+ for ~ficta_[a-z0-9]+$/);
+    // A placeholder cannot stand where a number stands: the gate refuses the request, naming the kind.
+    const before = up.requests.length;
+    const number = await send('{"model":"m","metadata":{"card":4111111111111111},"messages":[{"role":"user","content":"hi"}]}');
+    expect(number.status).toBe(403);
+    expect(await number.text()).toContain('detected:payment-card in body');
+    expect(up.requests.length).toBe(before);
+  });
+
   it('counts by name: each term under its own, detections under their kind; never a value in the logs', () => {
     const names = new Set<string>();
     for (const l of proxy.requestLogs()) for (const n of Object.keys(l.redactions ?? {})) names.add(n);
