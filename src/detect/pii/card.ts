@@ -93,8 +93,8 @@ export function matchCard(buf: Uint8Array, start: number): number {
 /**
  * Every card number starts with a group of at least four digits, so the anchors are the first three
  * (200–699) and the fourth must be a digit: three-digit numbers (`HTTP 529`, `"qty": 250`), the most
- * common numbers in traffic, never reach the confirm (measured: 3,501 hits in a 500 KiB Messages body
- * with two-digit anchors, 6 with these).
+ * common numbers in traffic, never reach the confirm (measured: 3,501 hits in the bench's 500 KiB
+ * Messages body with two-digit anchors, 907 with these, all four-digit numbers).
  */
 const ANCHORS = (() => {
   const out: string[] = [];
