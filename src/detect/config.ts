@@ -54,7 +54,8 @@ export const DetectConfigSchema = z
     /** The organisation's own formats (`[[detect.custom]]`). */
     custom: z
       .array(CustomRuleSchema)
-      .max(1000)
+      // Each rule is a kind, and a detected value's index keeps its kind in one of 512 slots.
+      .max(300)
       .default([])
       .superRefine((rules, ctx) => {
         for (const p of customRuleProblems(rules)) ctx.addIssue({ code: 'custom', path: [p.index], message: p.message });
