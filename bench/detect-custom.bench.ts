@@ -139,6 +139,8 @@ const adversarial: Array<[string, string]> = [
   ['term prefixes (every casing)', `${terms()[0]!.value.slice(0, 3).toUpperCase()}${terms()[1]!.value.slice(0, 3)} `],
   ['glued custom prefixes', 'org1_live_org2_live_org3_live_'],
   ['keywords without values', 'org1_secret org2_secret = "'],
+  // A built-in case from bench/detect.bench.ts, for scale in the same run and load.
+  ['(built-in) glued anchors', 'ghp_ya29.eyJsk-ant-api03-AKIA'],
 ];
 for (const [name, unit] of adversarial) {
   const ms: number[] = [];
