@@ -18,6 +18,7 @@ import { BUSINESS_KINDS } from '../src/detect/kinds/business.ts';
 import { CLOUD_KINDS } from '../src/detect/kinds/cloud.ts';
 import { KEY_KINDS } from '../src/detect/kinds/keys.ts';
 import { SOURCE_CONTROL_KINDS } from '../src/detect/kinds/source-control.ts';
+import { WEBHOOK_KINDS } from '../src/detect/kinds/webhooks.ts';
 import { createLogger } from '../src/log/logger.ts';
 
 // Kind families as src/detect/kinds/ groups them; a corpus kind belongs to the family of the ficta kind of
@@ -27,7 +28,7 @@ const FAMILIES: ReadonlyArray<[string, ReadonlyArray<{ name: string }>]> = [
   ['source control, CI, registries', SOURCE_CONTROL_KINDS],
   ['cloud and infrastructure', CLOUD_KINDS],
   ['AI providers', AI_KINDS],
-  ['SaaS, payments, messaging', BUSINESS_KINDS],
+  ['SaaS, payments, messaging', [...BUSINESS_KINDS, ...WEBHOOK_KINDS]],
   ['keys, JWTs, URL passwords', KEY_KINDS],
 ];
 const LOOK_ALIKES = 'look-alikes (no family)';

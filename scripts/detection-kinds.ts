@@ -10,6 +10,7 @@ import { BUSINESS_KINDS } from '../src/detect/kinds/business.ts';
 import { CLOUD_KINDS } from '../src/detect/kinds/cloud.ts';
 import { KEY_KINDS } from '../src/detect/kinds/keys.ts';
 import { SOURCE_CONTROL_KINDS } from '../src/detect/kinds/source-control.ts';
+import { WEBHOOK_KINDS } from '../src/detect/kinds/webhooks.ts';
 
 /** What the hand-written confirms accept, said once (they are code, not grammars). */
 const CONFIRMS: Record<string, string> = {
@@ -56,6 +57,7 @@ const FAMILIES: ReadonlyArray<[string, readonly Kind[]]> = [
   ['AI providers', AI_KINDS],
   ['SaaS, payments and messaging', BUSINESS_KINDS],
   ['Keys, JWTs and URL passwords', KEY_KINDS],
+  ['Webhook URLs (more)', WEBHOOK_KINDS],
 ];
 const out: string[] = [];
 for (const [family, kinds] of FAMILIES) {

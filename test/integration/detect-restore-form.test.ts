@@ -21,6 +21,8 @@ const ssh = sample('openssh-private-key');
 const pgp = sample('pgp-private-key');
 const webhook = sampleOf(kindByName('slack-webhook-url')!, rnd, 0).text;
 const urlPassword = sampleOf(kindByName('url-password')!, rnd, 0).text;
+const github = sample('github-classic-pat');
+const githubPercent = github.replace('_', '%5F');
 const escapeNewlines = (s: string): string => s.replace(/\r/g, '\\r').replace(/\n/g, '\\n');
 
 const webhookPath = webhook.slice(webhook.indexOf('/services/') + '/services/'.length);
@@ -41,9 +43,10 @@ const FORMS: ReadonlyArray<[string, string, php?: boolean, withheld?: string]> =
   ['key block, flattened onto one line', pgp.replace(/\n/g, ' ')],
   ['webhook URL, slashes escaped in the body', `POST it to ${webhook}`, true, webhookPath],
   ['URL password, slashes escaped in the body', `DATABASE_URL=${urlPassword}`, true, password],
+  ['GitHub token percent-encoded in a URL', `curl 'https://ci.example/hook?token=${githubPercent}'`, false, githubPercent],
 ];
 for (const [, text] of FORMS) ALL_SECRET_VALUES.add(text);
-for (const v of [pem, ssh, pgp, webhook, urlPassword]) ALL_SECRET_VALUES.add(v);
+for (const v of [pem, ssh, pgp, webhook, urlPassword, github, githubPercent]) ALL_SECRET_VALUES.add(v);
 
 const TOOLS = [{ type: 'function', function: { name: 'note', description: 'keep a note', parameters: { type: 'object', properties: { text: { type: 'string' } } } } }];
 
@@ -97,7 +100,7 @@ describe('detected values restore in the form they were found', () => {
       // Nothing of the value reached the upstream: the placeholder stands where it was.
       expect(upstreamText).toContain('~ficta_');
       expect(upstreamText).not.toContain('BEGIN');
-      for (const v of [pem, ssh, pgp, webhookPath, password]) expect(upstreamText).not.toContain(v.slice(0, 40));
+      for (const v of [pem, ssh, pgp, webhookPath, password, githubPercent]) expect(upstreamText).not.toContain(v.slice(0, 40));
       expect(message.content).toBe(text);
       expectArguments(message.tool_calls[0].function.arguments, text, withheld);
 

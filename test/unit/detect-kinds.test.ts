@@ -100,6 +100,7 @@ const LOWER = 'abcdefghijklmnopqrstuvwxyz';
 const ALNUM = `ABCDEFGHIJKLMNOPQRSTUVWXYZ${LOWER}0123456789`;
 const HEX = '0123456789abcdef';
 const b64url = (o: object): string => Buffer.from(JSON.stringify(o)).toString('base64url');
+const uuid = (): string => `${chars(rnd, HEX, 8)}-${chars(rnd, HEX, 4)}-${chars(rnd, HEX, 4)}-${chars(rnd, HEX, 4)}-${chars(rnd, HEX, 12)}`;
 
 /** [kind, value, text around it, verdict], each in the layout its provider (or the rule citing it) documents. */
 const HANDWRITTEN: ReadonlyArray<[string, string, string, string]> = [
@@ -129,6 +130,11 @@ const HANDWRITTEN: ReadonlyArray<[string, string, string, string]> = [
   ['stripe-secret-key', `sk_prod_${chars(rnd, ALNUM, 99)}`, 'STRIPE_KEY=%s', 'format'],
   ['stripe-restricted-key', `rk_prod_${chars(rnd, ALNUM, 99)}`, 'STRIPE_KEY=%s', 'format'],
   ['zapier-webhook-url', chars(rnd, ALNUM, 16), "hook = 'https://hooks.zapier.com/hooks/catch/%s'", 'format'],
+  ['teams-webhook-url', `${uuid()}@${uuid()}/IncomingWebhook/${chars(rnd, HEX, 32)}/${uuid()}/V2${chars(rnd, `${ALNUM}_-`, 40)}`, 'TEAMS_WEBHOOK=https://contoso.webhook.office.com/webhookb2/%s', 'format'],
+  ['teams-webhook-url', `${uuid()}@${uuid()}/IncomingWebhook/${chars(rnd, HEX, 32)}/${uuid()}`, '"url": "https://contoso.webhook.office.com/webhookb2/%s"', 'format'],
+  ['ifttt-webhook-key', chars(rnd, `${ALNUM}_-`, 22), 'open https://maker.ifttt.com/use/%s', 'format'],
+  ['ifttt-webhook-trigger-key', chars(rnd, `${ALNUM}_-`, 22), 'curl -X POST https://maker.ifttt.com/trigger/door_open/with/key/%s', 'format'],
+  ['make-webhook-url', chars(rnd, `${LOWER}0123456789`, 32), 'MAKE_HOOK=https://hook.eu2.make.com/%s', 'format'],
   ['jwt', `${b64url({ typ: 'JWT', alg: 'HS256' })}.${b64url({ sub: '42', name: 'test' })}.${chars(rnd, `${ALNUM}_-`, 43)}`, 'Authorization: Bearer %s', 'format'],
   ['jwt', `${b64url({ typ: 'JWT', alg: 'HS256' })}.${b64url({ name: 'test', role: 'employee' })}`, 'jwt = %s', 'unverified'],
 ];
