@@ -81,20 +81,21 @@ export async function createSecretRegistry(options: RegistryOptions): Promise<Re
     if (!key.ok) return { kind: 'unavailable', error: key.error, version: ++version };
     const loaded = await loadAll(options.sources);
     if (!loaded.ok) return { kind: 'unavailable', error: loaded.error, version: ++version };
-    const terms: TermInput[] = [];
+    // Terms (vault records added with `--term`) are matched by detection, not as exact values.
+    const terms: SecretEntry[] = [];
     const secrets: SecretEntry[] = [];
     for (const e of loaded.value) (e.term === true ? terms : secrets).push(e);
     const { kept, skipped } = filterEntries(secrets);
-    const usable = terms.filter((t) => {
-      if (termProblem(t) === undefined) return true;
-      skipped.push({ name: t.name, source: (t as SecretEntry).source, reason: t.value.length === 0 ? 'empty' : 'too-short' });
-      return false;
-    });
+    const usable: TermInput[] = [];
+    for (const t of terms) {
+      if (termProblem(t) === undefined) usable.push({ name: t.name, value: t.value });
+      else skipped.push({ name: t.name, source: t.source, reason: t.value.length === 0 ? 'empty' : 'too-short' });
+    }
     if (skipped.length > 0) options.onSkipped?.(skipped);
     let detection = options.detection;
     if (options.detectionFor !== undefined) {
       try {
-        detection = options.detectionFor(usable.map((t) => ({ name: t.name, value: t.value })));
+        detection = options.detectionFor(usable);
       } catch (cause) {
         return { kind: 'unavailable', error: new FictaError('FICTA_SECRETS_INVALID', 'secrets: the terms could not be compiled', { cause }), version: ++version };
       }
