@@ -5,6 +5,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { proxyFlags } from '../../src/cli/proxy-options.ts';
+import { loadConfig } from '../../src/config/load.ts';
 import { base62, crc32 } from '../../src/detect/checksum.ts';
 import { runMain } from '../helpers/cli-io.ts';
 
@@ -82,6 +84,12 @@ describe('ficta detect test', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('--term joins secrets.terms, unioned with the config file\'s', () => {
+    const { flags } = proxyFlags({ term: ['customer=Acme Corp', 'Orca'] });
+    const loaded = loadConfig({ env, flags });
+    expect(loaded.ok && loaded.value.secrets.terms).toEqual(['project=Falcon', 'customer=Acme Corp', 'Orca']);
   });
 
   it('refuses an unknown name, listing what the config has', async () => {
