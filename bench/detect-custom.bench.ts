@@ -2,7 +2,7 @@
 // with 100 custom detectors and 1,000 terms, with the three PII kinds, and with all of them, at 10,
 // 1,000 and 10,000 registered secrets (the cost must stay flat in that count), in alternating rounds;
 // then adversarial 1 and 4 MiB bodies made of the new anchors, to show the cost stays linear.
-// Run: node --import tsx bench/detect-custom.bench.ts [--quick]
+// Run: node --import tsx bench/detect-custom.bench.ts [--quick] [--secrets 10,1000,10000]
 
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -22,7 +22,7 @@ import { gateRequest } from '../src/redact/gate.ts';
 import { buildSecretSet, type SecretSet } from '../src/redact/secret-set.ts';
 import { mulberry32 } from '../src/util/prng.ts';
 
-const { values } = parseArgs({ options: { quick: { type: 'boolean' } }, strict: true });
+const { values } = parseArgs({ options: { quick: { type: 'boolean' }, secrets: { type: 'string' } }, strict: true });
 const quick = values.quick === true;
 const out = (s = ''): void => void process.stdout.write(`${s}\n`);
 const KEY = Buffer.alloc(32, 7);
@@ -90,7 +90,7 @@ const m = machineInfo();
 out(`detect-custom bench — node ${m.node}, ${m.cpu} × ${m.cpus}, git ${m.gitSha}, load ${m.loadBefore} (machine shared with other jobs)`);
 const rounds = quick ? 3 : 7;
 const timeMs = quick ? 150 : 300;
-const counts = quick ? [10, 10_000] : [10, 1000, 10_000];
+const counts = values.secrets !== undefined ? values.secrets.split(',').map(Number) : quick ? [10, 10_000] : [10, 1000, 10_000];
 const sizes: SizeName[] = quick ? ['500KiB'] : ['50KiB', '500KiB'];
 out(`\n== redact + gate, detection on (${rounds} alternating rounds of ${timeMs} ms per case; median of per-round p50, ms; ratio to builtins) ==`);
 const names = Object.keys(CONFIGS);
