@@ -92,6 +92,14 @@ describe('ficta detect test', () => {
     expect(loaded.ok && loaded.value.secrets.terms).toEqual(['project=Falcon', 'customer=Acme Corp', 'Orca']);
   });
 
+  it('ficta serve refuses to start with a rule that would match too much, naming it', async () => {
+    const file = join(home, 'bad.toml');
+    writeFileSync(file, '[[detect.custom]]\nname = "loose"\ncharset = "A-Za-z0-9"\nlength = [32, 40]\n');
+    const r = await runMain(['serve', '--config', file, '--no-discover', '--port', '0'], env);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/detect\.custom\.0: custom detector loose refused: a rule with only a charset and a length would match too much/);
+  });
+
   it('refuses an unknown name, listing what the config has', async () => {
     const r = await runMain(['detect', 'test', 'acme', 'x'], env);
     expect(r.code).toBe(2);
