@@ -2,8 +2,14 @@
 // found, matched by hand at the hit position (backwards for what precedes the anchor, forwards for what
 // follows), then checked for boundaries, placeholders and, where the format has one, its checksum.
 
-import type { Verdict } from './kind.ts';
 import { boundaryAfter, boundaryBefore, charset, hasLiteral, insideBase64, looksLikePlaceholder, runChars, runEnd, runStart, type CharSet } from './charset.ts';
+
+/**
+ * What a match says of a value: its checksum holds (`verified`), it has the kind's anchor, charset and
+ * length but fails the checksum or lacks the part that would prove it (`unverified`: redacted, never
+ * blocked), or its kind carries no checksum (`format`: confirmed by grammar alone).
+ */
+export type Verdict = 'verified' | 'unverified' | 'format';
 
 /** A run of bytes of one class, `min` to `max` long, matched possessively. */
 export interface Run {

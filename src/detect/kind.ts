@@ -2,14 +2,9 @@
 // is confirmed (declarative grammars, or a hand-written check for formats that need one) and where the
 // format is documented.
 
-import type { Grammar } from './grammar.ts';
+import type { Grammar, Verdict } from './grammar.ts';
 
-/**
- * What a match says of a value: its checksum holds (`verified`), it has the kind's anchor, charset and
- * length but fails the checksum or lacks the part that would prove it (`unverified`: redacted, never
- * blocked), or its kind carries no checksum (`format`: confirmed by grammar alone).
- */
-export type Verdict = 'verified' | 'unverified' | 'format';
+export type { Verdict } from './grammar.ts';
 
 /** Where a custom confirm reports what it found. */
 export interface Emit {

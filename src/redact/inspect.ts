@@ -30,18 +30,16 @@ export function inspect(set: SecretSet, buf: Buffer, options: ViewOptions = {}):
  * escapes inside a message stays escaped, one inside JSON text in a message is the JSON string's value.
  * A detector may read deeper to confirm a value (a key block whose lines are `\\n`-separated, a token
  * in a decoded view) and then reports it decoded; such a hit gets the value its source bytes say instead.
- * Only detected hits are looked at; a value whose source bytes hold no backslash and equal it costs one
- * compare, and the body is lexed (once, forward) only when one does not.
+ * Only detected hits are looked at. A value read from source bytes that hold no escape (no `\\`, `%` or
+ * `+`) is those bytes, at any depth: one read of its bytes, nothing else. Otherwise the value is compared
+ * with its source bytes escaped to their depth, and the body is lexed (once, forward) for that depth.
  */
 function keepFoundForm(set: SecretSet, buf: Buffer, hits: Hit[], json: boolean): void {
   let lexer: JsonLexer | undefined;
   let lexedTo = 0;
-  const plain = (h: Hit): boolean => {
-    const source = buf.subarray(h.start, h.end);
-    return source.indexOf(0x5c) === -1 && set.valueBytes(h.secret, 0).equals(source);
-  };
-  const detected = hits.filter((h) => h.secret <= -2 && !plain(h));
-  if (detected.length === 0) return;
+  let detected: Hit[] | undefined;
+  for (const h of hits) if (h.secret <= -2 && holdsEscape(buf, h.start, h.end)) (detected ??= []).push(h);
+  if (detected === undefined) return;
   detected.sort((a, b) => a.start - b.start);
   for (const h of detected) {
     lexer ??= createJsonLexer(json ? 'value' : 'structured');
@@ -55,6 +53,15 @@ function keepFoundForm(set: SecretSet, buf: Buffer, hits: Hit[], json: boolean):
     if (value === undefined) continue; // not the content of a string at that depth: keep what the detector read
     h.secret = set.detected(value, kindOfSecret(h.secret), set.unverified(h.secret));
   }
+}
+
+/** Whether buf[start, end) holds a byte a decoded view reads as an escape: `\\`, `%` or `+`. */
+function holdsEscape(buf: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const b = buf[i];
+    if (b === 0x5c || b === 0x25 || b === 0x2b) return true;
+  }
+  return false;
 }
 
 /** `text` with `depth` levels of JSON string escaping undone; undefined when a level does not parse. */
