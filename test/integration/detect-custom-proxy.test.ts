@@ -20,7 +20,7 @@ const CASINGS = ['Falcon', 'FALCON', 'falcon'];
 const PROMPT = `Project ${CASINGS[0]} (${CASINGS[1]}) ships for Acme Corp; key ${ACME}; card ${CARD}; IBAN ${IBAN}; mail ${EMAIL}, not ${KEPT}; cd /srv/${CASINGS[2]} && ls`;
 /** A shell command naming no destination: every placeholder in it is restored (a path is no destination). */
 const COMMAND = `cd /srv/${CASINGS[2]} && grep -r ${CASINGS[1]} . > ${CASINGS[0]}.log; echo ${ACME} ${CARD} ${IBAN}`;
-const VALUES = [ACME, CARD, IBAN, EMAIL, ...CASINGS, 'Acme Corp'];
+const VALUES = [ACME, CARD, IBAN, EMAIL, ...CASINGS, 'Acme Corp', 'Müller'];
 for (const v of VALUES) ALL_SECRET_VALUES.add(v);
 
 const CONFIG = {
@@ -29,7 +29,7 @@ const CONFIG = {
     pii: ['payment-card', 'iban', 'email'],
     allow: ['noreply@'],
   },
-  secrets: { terms: ['project=Falcon', 'Acme Corp'] },
+  secrets: { terms: ['project=Falcon', 'Acme Corp', 'person=Müller'] },
 };
 
 /** What the upstream saw: none of the values in any casing, the allowed address as it was. */
@@ -112,6 +112,20 @@ describe('custom detectors, terms and PII through the proxy (redact)', () => {
     expect(number.status).toBe(403);
     expect(await number.text()).toContain('detected:payment-card in body');
     expect(up.requests.length).toBe(before);
+  });
+
+  it('a non-ASCII term sent \\u-escaped (Python json.dumps) is redacted and comes back as written', async () => {
+    const before = up.requests.length;
+    const res = await fetch(`${proxy.url}/openai/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer k' },
+      body: '{"model":"m","messages":[{"role":"user","content":"Herr M\\u00fcller and MÜLLER"}]}',
+    });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as any).choices[0].message.content).toBe('ECHO: Herr Müller and MÜLLER');
+    const sent = up.requests[before]!.body.toString();
+    expect(sent).not.toMatch(/M\\u00fcller|Müller/);
+    expect(sent).toContain('MÜLLER'); // only ASCII letters fold: Ü is not ü
   });
 
   it('counts by name: each term under its own, detections under their kind; never a value in the logs', () => {
