@@ -2,6 +2,7 @@
 // anchors (its prefixes, or its keywords when it has no prefix) join the one automaton like the built-in
 // kinds'; a hit is confirmed by the rule's charset, whole-token length, suffix, checksum and keywords.
 
+import { bytesOf, specOf } from './charset-spec.ts';
 import { hasBase62Crc32 } from './checksum.ts';
 import { boundaryAfter, boundaryBefore, charset, hasLiteral, looksLikePlaceholder, runChars, runEnd, type CharSet } from './charset.ts';
 import type { Emit, Kind } from './kind.ts';
@@ -143,8 +144,8 @@ export function customKind(rule: CustomRule): Kind {
     title: `custom detector ${rule.name} (detect.custom)`,
     anchors: byPrefix ? c.prefixes.map((p) => Buffer.from(p).toString('latin1')) : (rule.keywords ?? []).flatMap(keywordAnchors),
     // The byte after a prefix starts the body (or the suffix); a rule whose body may be empty lets anything follow.
-    ...(byPrefix && rule.length[0] - Math.max(...c.prefixes.map((p) => p.length)) - c.suffix.length > 0 ? { follows: specOf(c.set) } : {}),
-    reads: specOf(c.set, c.suffix),
+    ...(byPrefix && rule.length[0] - Math.max(...c.prefixes.map((p) => p.length)) - c.suffix.length > 0 ? { follows: specOf(bytesOf(c.set)) } : {}),
+    reads: specOf([...bytesOf(c.set), ...c.suffix]),
     escapable: false,
     checksum: (rule.checksum ?? 'none') !== 'none',
     source: 'config: detect.custom',
@@ -157,12 +158,4 @@ export function customKind(rule: CustomRule): Kind {
       if (end !== -1) emit(anchorStart, end);
     },
   };
-}
-
-/** A charset spec (see charset.ts) of the bytes of `set` and `extra`, one by one; `-` last, where it is literal. */
-export function specOf(set: CharSet, extra: Uint8Array = new Uint8Array(0)): string {
-  const all = new Set<number>(extra);
-  for (let b = 0; b < 256; b++) if (set[b] === 1) all.add(b);
-  const sorted = [...all].filter((b) => b !== 0x2d).sort((a, b) => a - b);
-  return String.fromCharCode(...sorted) + (all.has(0x2d) ? '-' : '');
 }

@@ -4,6 +4,7 @@
 // a boundary check on both sides. Each casing seen is its own value, so it restores exactly as written.
 
 import { FictaError } from '../errors.ts';
+import { specOf } from './charset-spec.ts';
 import { escapeEndsAt } from './escape-edge.ts';
 import type { Kind } from './kind.ts';
 
@@ -121,7 +122,7 @@ export function termKind(terms: readonly TermInput[]): Kind | undefined {
     anchors: [...anchors],
     // A three-byte term ends at its anchor: any byte may follow; otherwise the term's fourth byte, either case.
     ...(short ? {} : { follows: specOf(follows) }),
-    reads: specOf(new Set(readBytes)),
+    reads: specOf(readBytes),
     codePoints: [...codePoints],
     escapable: false,
     checksum: false,
@@ -144,10 +145,4 @@ export function termKind(terms: readonly TermInput[]): Kind | undefined {
       }
     },
   };
-}
-
-/** A charset spec (see charset.ts) of single bytes; `-` last, where it is literal. */
-function specOf(bytes: ReadonlySet<number>): string {
-  const sorted = [...bytes].filter((b) => b !== 0x2d).sort((a, b) => a - b);
-  return String.fromCharCode(...sorted) + (bytes.has(0x2d) ? '-' : '');
 }
