@@ -20,8 +20,7 @@ import { createFilePlaceholderKeyProvider } from './secrets/placeholder-key-file
 import { createSecretRegistry, type SecretRegistry } from './secrets/registry.ts';
 import { withConfiguredHosts } from './sinks/config-hosts.ts';
 import { createWatermarker } from './watermark/watermarker.ts';
-import { createDetector } from './detect/detector.ts';
-import { createDetectedStore, type DetectedStore } from './detect/store.ts';
+import { createDetectionFor } from './detect/from-config.ts';
 import type { Detection } from './redact/secret-set.ts';
 import { MIN_SECRET_LENGTH, type PlaceholderKeyProvider, type SecretSource } from './secrets/types.ts';
 
@@ -81,10 +80,12 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
   const { anthropic, openai, gemini, ollama, chatgpt, ...named } = config.upstreams;
   const table = createUpstreamTable({ anthropic, openai, gemini, ollama, chatgpt }, Object.fromEntries(Object.entries(named).map(([n, u]) => [n, u.url])));
   if (!table.ok) throw table.error;
-  const detection = createDetection(config);
+  // Detection for the terms the sources hold (vault `--term` records); `detection` is the latest, for the report.
+  const detectionFor = createDetectionFor(config);
+  let detection: Detection | undefined;
   const registryResult = await createSecretRegistry({
     sources: withConfiguredHosts(sources, config.secrets.hosts),
-    ...(detection === undefined ? {} : { detection }),
+    detectionFor: (terms) => (detection = detectionFor(terms)),
     keyProvider: options.keyProvider ?? createFilePlaceholderKeyProvider(config.home),
     onSkipped: (skipped) => {
       for (const s of skipped) {
@@ -177,10 +178,3 @@ function withoutTokenSegment(rawUrl: string): string {
   return rawUrl.replace(/^\/t\/[^/?]*/, '');
 }
 
-/** The detector and the store of detected values, for the life of this proxy; undefined when detection is off. */
-function createDetection(config: Config): Detection | undefined {
-  const d = config.detect;
-  if (d.mode === 'off') return undefined;
-  const store: DetectedStore = createDetectedStore({ maxEntries: d.maxEntries, maxBytes: d.maxBytes });
-  return { detector: createDetector({ allow: d.allow }), store, mode: d.mode };
-}

@@ -31,11 +31,16 @@ export function checkDiscovery(config: Config, env: NodeJS.ProcessEnv, cwd: stri
 
 /** The detection mode serve would use. */
 export function checkDetection(config: Config, add: AddCheck): void {
-  const { mode, allow } = config.detect;
+  const { mode, allow, custom, pii } = config.detect;
+  const terms = config.secrets.terms.length;
+  // Counts only: a term is never shown.
+  if (terms > 0) add('ok', 'detect', `${terms} term${terms === 1 ? '' : 's'} (secrets.terms) redacted in any case on word boundaries${mode === 'off' ? ', detection off or not' : ''}`);
   if (mode === 'off') {
     add('warn', 'detect', 'off (--detect off / detect.mode): credentials nobody registered reach the provider as they are');
     return;
   }
+  if (custom.length > 0) add('ok', 'detect', `${custom.length} custom detector${custom.length === 1 ? '' : 's'} (detect.custom): ${custom.map((r) => r.name).join(', ')}; try one with ficta detect test NAME STRING`);
+  if (pii.length > 0) add('ok', 'detect', `personal data (detect.pii): ${pii.join(', ')}`);
   const kinds = KINDS.length - KINDS.filter((k) => allow.includes(k.name)).length;
   add('ok', 'detect', `${mode}: credentials of ${kinds} well-known formats nobody registered are ${mode === 'redact' ? 'redacted' : 'refused (403)'}${allow.length > 0 ? ` (detect.allow: ${allow.length} entr${allow.length === 1 ? 'y' : 'ies'})` : ''}`);
 }

@@ -49,6 +49,12 @@ export const PROXY_OPTIONS = {
     choices: DETECT_MODES,
     help: 'credentials nobody registered: redact (a placeholder, the default), block (403)\nor off (FICTA_DETECT; detect.mode)',
   },
+  term: {
+    type: 'string',
+    multiple: true,
+    value: 'WORD|NAME=WORD',
+    help: 'a word that must not leave (code name, customer, host), in any case on word\nboundaries; redacted and restored like a secret (secrets.terms)',
+  },
   discover: {
     type: 'boolean',
     help: 'also register .env, .env.local, .env.*.local and secret-looking environment variables\nwhen an env file or the vault is used (they are by default otherwise; secrets.discover)',
@@ -107,6 +113,7 @@ export function proxyFlags(values: Partial<ServeValues>, command = 'serve'): { f
   if (values.discover === true && values['no-discover'] === true) throw usageError({ name: command }, '--discover and --no-discover exclude each other');
   if (values.discover === true) secrets.discover = true;
   if (values['no-discover'] === true) secrets.discover = false;
+  if (values.term !== undefined) secrets.terms = values.term;
   if (Object.keys(secrets).length > 0) flags.secrets = secrets;
   const log: Record<string, unknown> = {};
   if (values['log-level'] !== undefined) log.level = values['log-level'];

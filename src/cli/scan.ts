@@ -5,6 +5,7 @@
 
 import { createInterface } from 'node:readline';
 import { loadConfig } from '../config/load.ts';
+import { customKind } from '../detect/custom.ts';
 import { createDetector } from '../detect/detector.ts';
 import { createCredentialFinder, type Credential } from '../detect/find.ts';
 import type { Verdict } from '../detect/kind.ts';
@@ -73,7 +74,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const loaded = loadConfig({ env: io.env });
   if (!loaded.ok) throw loaded.error;
   const config = loaded.value;
-  const finder = createCredentialFinder(createDetector({ allow: config.detect.allow }));
+  // The organisation's own formats too (credentials to import); not PII or terms, which are no credentials.
+  const finder = createCredentialFinder(createDetector({ allow: config.detect.allow, extra: config.detect.custom.map(customKind) }));
   const fp = createFingerprinter(config.home);
   if (!fp.ok) throw fp.error;
   const fingerprint = fp.value;

@@ -14,7 +14,7 @@ import type { CliIo } from './io.ts';
 import { iso, must, output, str, unlock, type VaultArgs } from './vault-common.ts';
 import { describeHosts, hostsFlag } from './vault-hosts.ts';
 
-/** `vault add NAME [--from-env VAR] [--replace] [--host HOST]…` */
+/** `vault add NAME [--from-env VAR] [--replace] [--host HOST]… [--term]` */
 export async function runAdd({ values, positionals }: VaultArgs, io: CliIo): Promise<number> {
   const name = positionals[0] as string;
   must(checkName(name));
@@ -39,11 +39,12 @@ export async function runAdd({ values, positionals }: VaultArgs, io: CliIo): Pro
       if (value === undefined) throw vaultError('FICTA_VAULT_NAME_EXISTS', `${name} is already in the vault (use --replace to change it)`);
     }
     if (value === undefined) value = must(await promptHidden(`value of ${name}: `, io.stdin, io.stderr));
-    const outcome = must(vault.add(name, value, { replace, source, hosts }));
-    const lines = [outcome === 'unchanged' ? `vault: ${name} unchanged (same value)` : `vault: ${outcome} ${name}`];
+    const term = values.term === true;
+    const outcome = must(vault.add(name, value, { replace, source, hosts, term }));
+    const lines = [outcome === 'unchanged' ? `vault: ${name} unchanged (same value)` : `vault: ${outcome} ${name}${term ? ' (a term: matched in any case on word boundaries)' : ''}`];
     const all = hosts.length === 0 ? undefined : (must(vault.list()).find((r) => r.name === name)?.hosts ?? []);
     if (all !== undefined) lines.push(`vault: ${name} may be restored towards ${describeHosts(all)}`);
-    output(io, values, { name, outcome, source, ...(all === undefined ? {} : { hosts: all }) }, lines.join('\n'));
+    output(io, values, { name, outcome, source, ...(all === undefined ? {} : { hosts: all }), ...(term ? { term } : {}) }, lines.join('\n'));
   } finally {
     vault.close();
   }
@@ -87,7 +88,7 @@ export async function runList({ values }: VaultArgs, io: CliIo): Promise<number>
   try {
     const rows = must(vault.list());
     if (values.json === true) {
-      const out = rows.map((r) => ({ name: r.name, length: r.length, source: r.source, addedAt: iso(r.addedAt), updatedAt: iso(r.updatedAt), hosts: r.hosts ?? [] }));
+      const out = rows.map((r) => ({ name: r.name, length: r.length, source: r.source, addedAt: iso(r.addedAt), updatedAt: iso(r.updatedAt), hosts: r.hosts ?? [], ...(r.term === true ? { term: true } : {}) }));
       io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
       return EXIT_OK;
     }
@@ -99,7 +100,7 @@ export async function runList({ values }: VaultArgs, io: CliIo): Promise<number>
     const withHosts = rows.some((r) => r.hosts !== undefined);
     const table = [
       ['NAME', 'LENGTH', 'SOURCE', 'ADDED', 'UPDATED', ...(withHosts ? ['HOSTS'] : [])],
-      ...rows.map((r) => [r.name, String(r.length), r.source, iso(r.addedAt), iso(r.updatedAt), ...(withHosts ? [r.hosts?.join(',') ?? '-'] : [])]),
+      ...rows.map((r) => [r.term === true ? `${r.name} (term)` : r.name, String(r.length), r.source, iso(r.addedAt), iso(r.updatedAt), ...(withHosts ? [r.hosts?.join(',') ?? '-'] : [])]),
     ];
     const widths = (table[0] as string[]).map((_, c) => table.reduce((w, row) => Math.max(w, (row[c] as string).length), 0));
     for (const row of table) io.stdout.write(`${row.map((cell, c) => (c === row.length - 1 ? cell : cell.padEnd(widths[c] as number))).join('  ')}\n`);

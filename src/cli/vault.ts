@@ -38,12 +38,13 @@ const SUBCOMMANDS: readonly Subcommand[] = [
   {
     spec: {
       name: 'vault add',
-      usage: 'vault add NAME [--from-env VAR] [--replace] [--host HOST]… [--json]',
+      usage: 'vault add NAME [--from-env VAR] [--replace] [--host HOST]… [--term] [--json]',
       summary: 'store a secret (value from a hidden prompt, piped stdin or --from-env)',
       options: {
         'from-env': { type: 'string', value: 'VAR', help: 'take the value from environment variable VAR' },
         replace: { type: 'boolean', help: 'change the value of an existing NAME' },
         host: { type: 'string', multiple: true, value: 'HOST', help: 'a host it may be restored towards in tool calls (*.example.com: subdomains)' },
+        term: { type: 'boolean', help: 'a word that must not leave (code name, customer, host): matched in any case\non word boundaries, at least 3 bytes' },
         ...KEY_FILE,
         ...JSON_OUT,
       },

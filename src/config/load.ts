@@ -133,7 +133,7 @@ function setPath(tree: Tree, path: readonly string[], value: unknown): void {
   node[path[path.length - 1] as string] = value;
 }
 
-/** Deep-merges `over` onto `base`; plain objects merge, everything else is replaced, except secret lists and allowed hosts, which are unioned. */
+/** Deep-merges `over` onto `base`; plain objects merge, everything else is replaced, except secret lists, terms and allowed hosts, which are unioned. */
 function mergeTrees(base: Tree, over: Tree, path = ''): Tree {
   const out: Tree = { ...base };
   for (const [key, value] of Object.entries(over)) {
@@ -141,7 +141,7 @@ function mergeTrees(base: Tree, over: Tree, path = ''): Tree {
     const prev = out[key];
     const here = path === '' ? key : `${path}.${key}`;
     if (isPlainObject(prev) && isPlainObject(value)) out[key] = mergeTrees(prev, value, here);
-    else if ((here === 'secrets.envFiles' || here === 'secrets.env' || here === 'restore.allowHosts') && Array.isArray(prev) && Array.isArray(value)) {
+    else if ((here === 'secrets.envFiles' || here === 'secrets.env' || here === 'secrets.terms' || here === 'restore.allowHosts') && Array.isArray(prev) && Array.isArray(value)) {
       out[key] = [...new Set([...prev, ...value])];
     } else out[key] = value;
   }

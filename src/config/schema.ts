@@ -1,7 +1,7 @@
 // The configuration schema: the single source of defaults and of what a valid setting is.
 
 import { z } from './zod.ts';
-import { DetectConfigSchema } from '../detect/config.ts';
+import { DetectConfigSchema, TermsSchema } from '../detect/config.ts';
 import { BUILT_IN_UPSTREAMS, lowercaseUpstreamNames, namedUpstreamProblem } from '../providers/upstreams.ts';
 import { HostListSchema, RestoreConfigSchema } from '../sinks/config.ts';
 import { WatermarkConfigSchema } from '../watermark/config.ts';
@@ -75,6 +75,7 @@ export const ConfigSchema = z
           .union([z.boolean(), z.literal('auto')])
           .default('auto')
           .describe('Zero-config discovery (.env, .env.local, .env.*.local in the working directory; secret-looking environment variables): "auto" when no env file and no vault is used, true always, false never.'),
+        terms: TermsSchema.default([]).describe('Words that must not leave (code names, customers, internal hosts): `NAME=word` or a bare word (counted as `term-N`), matched ASCII-case-insensitively on word boundaries, redacted and restored in the casing written.'),
       })
       .strict()
       .prefault({})

@@ -10,12 +10,18 @@ import { KINDS } from './kinds.ts';
 export interface DetectorOptions {
   /** Kind names, or exact values, to leave alone (`detect.allow`). */
   allow?: readonly string[];
+  /** Kinds from the config (custom detectors, PII, terms), indexed after the built-in ones. */
+  extra?: readonly Kind[];
+  /** Whether the built-in kinds are in force (false: only `extra`, as when detection is off but terms are set). */
+  builtins?: boolean;
 }
 
-/** Called for each confirmed credential: bytes [start, end) hold it; `kind` indexes {@link KINDS}. */
+/** Called for each confirmed credential: bytes [start, end) hold it; `kind` indexes {@link Detector.kinds}. */
 export type Found = (start: number, end: number, kind: number, value: string, verdict: Verdict) => void;
 
 export interface Detector {
+  /** Every kind a kind index may name: the built-in {@link KINDS}, then the config's own (custom, PII, terms). */
+  readonly kinds: readonly Kind[];
   /** Distinct anchors of the kinds in force, as bytes, in anchor-id order. */
   readonly anchors: readonly Uint8Array[];
   /**
@@ -55,6 +61,8 @@ const detectors = new Map<string, Detector>();
  * each): a detector holds no state between calls to `confirm`.
  */
 export function createDetector(options: DetectorOptions = {}): Detector {
+  // Kinds from the config are built per config: nothing to share.
+  if ((options.extra?.length ?? 0) > 0 || options.builtins === false) return buildDetector(options);
   const key = JSON.stringify(options.allow ?? []);
   let detector = detectors.get(key);
   if (detector === undefined) {
@@ -65,17 +73,19 @@ export function createDetector(options: DetectorOptions = {}): Detector {
 }
 
 function buildDetector(options: DetectorOptions): Detector {
-  if (KINDS.length > KIND_SLOTS) throw new FictaError('FICTA_DETECT_TOO_MANY_KINDS', 'detect: more kinds than secret-index slots');
+  const kinds: readonly Kind[] = [...KINDS, ...(options.extra ?? [])];
+  const inForce = (k: number): boolean => options.builtins !== false || k >= KINDS.length;
+  if (kinds.length > KIND_SLOTS) throw new FictaError('FICTA_DETECT_TOO_MANY_KINDS', 'detect: more kinds than secret-index slots');
   const allowedKinds = new Set<string>();
   const allowedValues = new Set<string>();
-  for (const a of options.allow ?? []) (KINDS.some((k) => k.name === a) ? allowedKinds : allowedValues).add(a);
+  for (const a of options.allow ?? []) (kinds.some((k) => k.name === a) ? allowedKinds : allowedValues).add(a);
 
   const anchorIds = new Map<string, number>();
   const anchorKinds: number[][] = [];
   const anchors: Uint8Array[] = [];
   const examples = new Set<string>();
-  KINDS.forEach((kind, k) => {
-    if (allowedKinds.has(kind.name)) return;
+  kinds.forEach((kind, k) => {
+    if (allowedKinds.has(kind.name) || !inForce(k)) return;
     for (const e of kind.examples ?? []) examples.add(e);
     for (const a of kind.anchors) {
       let id = anchorIds.get(a);
@@ -97,7 +107,7 @@ function buildDetector(options: DetectorOptions): Detector {
     let f = follows[anchor];
     if (f === undefined) {
       f = new Uint8Array(256);
-      for (const k of anchorKinds[anchor]!) addFollowers(f, KINDS[k]!);
+      for (const k of anchorKinds[anchor]!) addFollowers(f, kinds[k]!);
       follows[anchor] = f;
     }
     return f;
@@ -106,8 +116,8 @@ function buildDetector(options: DetectorOptions): Detector {
   let ascii: Uint8Array | undefined;
   const asciiTable = (): Uint8Array => {
     const t = new Uint8Array(128);
-    KINDS.forEach((kind) => {
-      if (allowedKinds.has(kind.name)) return;
+    kinds.forEach((kind, k) => {
+      if (allowedKinds.has(kind.name) || !inForce(k)) return;
       for (const a of kind.anchors) for (let i = 0; i < a.length; i++) t[a.charCodeAt(i)] = 1;
       for (const g of grammarsOf(kind)) {
         for (const part of [...g.before, ...g.after]) {
@@ -116,8 +126,14 @@ function buildDetector(options: DetectorOptions): Detector {
         }
       }
     });
-    // Custom confirms read base64, URLs and PEM lines: every printable ASCII byte and the line ends.
-    if (KINDS.some((k) => k.confirm !== undefined && !allowedKinds.has(k.name))) {
+    // Custom confirms read base64, URLs and PEM lines: every printable ASCII byte and the line ends,
+    // unless the kind names the bytes it reads.
+    kinds.forEach((k, i) => {
+      if (k.confirm === undefined || k.reads === undefined || allowedKinds.has(k.name) || !inForce(i)) return;
+      const set = charset(k.reads);
+      for (let b = 0; b < 128; b++) if (set[b] === 1) t[b] = 1;
+    });
+    if (kinds.some((k, i) => k.confirm !== undefined && k.reads === undefined && !allowedKinds.has(k.name) && inForce(i))) {
       for (let b = 0x20; b < 0x7f; b++) t[b] = 1;
       t[0x0a] = 1;
       t[0x0d] = 1;
@@ -127,6 +143,10 @@ function buildDetector(options: DetectorOptions): Detector {
     t[0x2f] = 0;
     return t;
   };
+  const wide = new Set<number>();
+  kinds.forEach((k, i) => {
+    if (!allowedKinds.has(k.name) && inForce(i)) for (const cp of k.codePoints ?? []) wide.add(cp);
+  });
   let escapable: Uint8Array | undefined;
 
   // The buffer and callback of the confirm in progress: per-kind emit functions are made once, not per
@@ -136,12 +156,12 @@ function buildDetector(options: DetectorOptions): Detector {
   const span: Span = { start: 0, end: 0, verdict: 'format' };
   const accept = (start: number, end: number, kind: number, value: string | undefined, verdict: Verdict | undefined): void => {
     const v = value ?? textOf(current, start, end);
-    const k = KINDS[kind]!;
+    const k = kinds[kind]!;
     if (allowedValues.has(v) || examples.has(v) || allowedKinds.has(k.name)) return;
     found(start, end, kind, v, verdict ?? (k.checksum ? 'verified' : 'format'));
   };
-  const kindIndex = new Map(KINDS.map((k, i) => [k.name, i]));
-  const emits: Emit[] = KINDS.map((_, k) => {
+  const kindIndex = new Map(kinds.map((k, i) => [k.name, i]));
+  const emits: Emit[] = kinds.map((_, k) => {
     const emit = ((s: number, e: number, value?: string, verdict?: Verdict) => accept(s, e, k, value, verdict)) as Emit;
     emit.as = (name, s, e, value) => {
       const other = kindIndex.get(name);
@@ -151,6 +171,7 @@ function buildDetector(options: DetectorOptions): Detector {
   });
 
   return {
+    kinds,
     anchors,
     get follows() {
       allFollows ??= anchors.map((_a, id) => followsOf(id));
@@ -158,10 +179,10 @@ function buildDetector(options: DetectorOptions): Detector {
     },
     followsOf,
     get escapable() {
-      escapable ??= Uint8Array.from(anchorKinds, (ks) => (ks.some((k) => isEscapable(KINDS[k]!)) ? 1 : 0));
+      escapable ??= Uint8Array.from(anchorKinds, (ks) => (ks.some((k) => isEscapable(kinds[k]!)) ? 1 : 0));
       return escapable;
     },
-    usesCodePoint: (cp) => cp < 128 && (ascii ??= asciiTable())[cp] === 1,
+    usesCodePoint: (cp) => (cp < 128 ? (ascii ??= asciiTable())[cp] === 1 : wide.size > 0 && wide.has(cp)),
     confirm(buf, anchor, start, end, onFound) {
       current = buf;
       found = onFound;
@@ -169,7 +190,7 @@ function buildDetector(options: DetectorOptions): Detector {
       if (ks === undefined) return;
       for (let i = 0; i < ks.length; i++) {
         const k = ks[i]!;
-        const kind = KINDS[k]!;
+        const kind = kinds[k]!;
         if (kind.confirm !== undefined) {
           kind.confirm(buf, start, end, emits[k]!);
           continue;

@@ -4,13 +4,12 @@
 import { createMatcher, type Matcher } from '../redact/matcher.ts';
 import type { Detector } from './detector.ts';
 import type { Verdict } from './kind.ts';
-import { KINDS } from './kinds.ts';
 
 /** A credential found at bytes [start, end). */
 export interface Credential {
   start: number;
   end: number;
-  /** Kind name (see KINDS). */
+  /** Kind name (see Detector.kinds). */
   kind: string;
   value: string;
   /** Whether its checksum holds (`verified`), fails (`unverified`), or its kind has none (`format`). */
@@ -44,7 +43,7 @@ export function createCredentialFinder(detector: Detector): CredentialFinder {
       const onHit = (anchor: number, end: number): void => {
         if (end < buf.length && detector.followsOf(anchor)[buf[end]!] !== 1) return;
         detector.confirm(buf, anchor, end - detector.anchors[anchor]!.length, end, (s, e, kind, value, verdict) => {
-          out.push({ start: s, end: e, kind: KINDS[kind]!.name, value, verdict });
+          out.push({ start: s, end: e, kind: detector.kinds[kind]!.name, value, verdict });
         });
       };
       if (compiled === undefined && indexedBytes + buf.length <= INDEX_MAX_BYTES) {

@@ -51,4 +51,12 @@ export interface Kind {
    * classes; a custom confirm reads any byte, so true unless the kind says false.
    */
   readonly escapable?: boolean;
+  /** With a confirm: the ASCII bytes it reads (a charset spec); default every printable byte and line ends. */
+  readonly reads?: string;
+  /** Code points past ASCII its values may hold (a term such as `Müller`): a `\u` escape of one may hide a value. */
+  readonly codePoints?: readonly number[];
+  /** Redacted even in detection's `block` mode, like a registered secret (terms). */
+  readonly alwaysRedact?: boolean;
+  /** The name a value of this kind is counted under, when not `detected:<kind>` (a term's own name). */
+  readonly label?: (value: string) => string;
 }

@@ -1,5 +1,6 @@
 // Rewrites a buffer with the chosen hits replaced by their placeholders, counting redactions per secret.
 
+import { kindOfSecret } from '../detect/store.ts';
 import type { Hit } from './inspect.ts';
 import type { SecretSet } from './secret-set.ts';
 
@@ -15,14 +16,16 @@ export function bump(counts: CountMap, secret: number, n = 1): void {
  * Returns `buf` with every hit (non-overlapping, ordered by start) replaced by its placeholder; other bytes
  * copied as they are. In detection's `block` mode detected credentials stay in place, for the gate to
  * refuse the request, except those that failed their kind's checksum (`unverified`): a test fixture is
- * redacted, not blocked.
+ * redacted, not blocked; and terms, which are redacted like registered secrets.
  */
 export function replaceHits(set: SecretSet, buf: Buffer, hits: readonly Hit[], counts: CountMap): Buffer {
-  const keepDetected = set.detection?.mode === 'block';
+  const detection = set.detection;
+  const keepDetected = detection?.mode === 'block';
+  const keep = (secret: number): boolean => secret < 0 && keepDetected && !set.unverified(secret) && detection.detector.kinds[kindOfSecret(secret)]?.alwaysRedact !== true;
   let size = buf.length;
   let replaced = 0;
   for (const h of hits) {
-    if (h.secret < 0 && keepDetected && !set.unverified(h.secret)) continue;
+    if (keep(h.secret)) continue;
     size += set.placeholderFor(h.secret).length - (h.end - h.start);
     replaced++;
   }
@@ -31,7 +34,7 @@ export function replaceHits(set: SecretSet, buf: Buffer, hits: readonly Hit[], c
   let pos = 0;
   let o = 0;
   for (const h of hits) {
-    if (h.secret < 0 && keepDetected && !set.unverified(h.secret)) continue;
+    if (keep(h.secret)) continue;
     o += buf.copy(out, o, pos, h.start);
     o += set.placeholderFor(h.secret).copy(out, o);
     bump(counts, h.secret);

@@ -235,10 +235,13 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
       return store.intern(value, kind, placeholderKey, unverified);
     },
     unverified: (index) => index < -1 && store?.unverified(index) === true,
-    nameFor: (index) =>
-      index >= 0
-        ? (joinedNames[index] as string)
-        : `${DETECTED_PREFIX}${KINDS[kindOfSecret(index)]?.name ?? 'unknown'}${store?.unverified(index) === true ? UNVERIFIED_SUFFIX : ''}`,
+    nameFor(index) {
+      if (index >= 0) return joinedNames[index] as string;
+      const kind = (detector?.kinds ?? KINDS)[kindOfSecret(index)];
+      const value = kind?.label === undefined ? undefined : store?.valueBytes(index, 0);
+      if (value !== undefined && kind?.label !== undefined) return kind.label(value.toString('utf8'));
+      return `${DETECTED_PREFIX}${kind?.name ?? 'unknown'}${store?.unverified(index) === true ? UNVERIFIED_SUFFIX : ''}`;
+    },
     valueBytes(index, depth) {
       if (index < 0) {
         const b = store?.valueBytes(index, depth);

@@ -3,6 +3,7 @@
 // the snapshot becomes unavailable and requests fail closed.
 
 import { FictaError } from '../errors.ts';
+import { termProblem, type TermInput } from '../detect/terms.ts';
 import { buildSecretSet, type Detection, type SecretSet } from '../redact/secret-set.ts';
 import { err, ok, type Result } from '../util/result.ts';
 import { MIN_SECRET_LENGTH, type PlaceholderKeyProvider, type SecretEntry, type SecretSource } from './types.ts';
@@ -37,6 +38,11 @@ export interface RegistryOptions {
   onError?: (error: FictaError) => void;
   /** Detection (anchors, grammars and the process-wide store of detected values), when on. */
   detection?: Detection;
+  /**
+   * Detection for the terms the sources hold (vault records added with `--term`), called at each load
+   * instead of `detection` when given: the terms join the detector, the store stays the same.
+   */
+  detectionFor?: (terms: readonly TermInput[]) => Detection | undefined;
 }
 
 /** Splits entries into usable ones and refused ones (too short or empty). */
@@ -76,9 +82,26 @@ export async function createSecretRegistry(options: RegistryOptions): Promise<Re
     if (!key.ok) return { kind: 'unavailable', error: key.error, version: ++version };
     const loaded = await loadAll(options.sources);
     if (!loaded.ok) return { kind: 'unavailable', error: loaded.error, version: ++version };
-    const { kept, skipped } = filterEntries(loaded.value);
+    // Terms (vault records added with `--term`) are matched by detection, not as exact values.
+    const terms: SecretEntry[] = [];
+    const secrets: SecretEntry[] = [];
+    for (const e of loaded.value) (e.term === true ? terms : secrets).push(e);
+    const { kept, skipped } = filterEntries(secrets);
+    const usable: TermInput[] = [];
+    for (const t of terms) {
+      if (termProblem(t) === undefined) usable.push({ name: t.name, value: t.value });
+      else skipped.push({ name: t.name, source: t.source, reason: t.value.length === 0 ? 'empty' : 'too-short' });
+    }
     if (skipped.length > 0) options.onSkipped?.(skipped);
-    const set = buildSecretSet(kept, key.value, options.detection);
+    let detection = options.detection;
+    if (options.detectionFor !== undefined) {
+      try {
+        detection = options.detectionFor(usable);
+      } catch (cause) {
+        return { kind: 'unavailable', error: new FictaError('FICTA_SECRETS_INVALID', 'secrets: the terms could not be compiled', { cause }), version: ++version };
+      }
+    }
+    const set = buildSecretSet(kept, key.value, detection);
     if (compile) void set.matcher;
     const next: SecretSnapshot = { kind: 'ready', set, version: ++version };
     options.onLoaded?.({ count: set.size, version: next.version, buildMs: performance.now() - started });

@@ -13,6 +13,8 @@ export interface SecretEntry {
   source: string;
   /** Hosts it may be restored towards in tool calls (normalised allow-list patterns), if any. */
   hosts?: readonly string[] | undefined;
+  /** A term (a word that must not leave): matched in any case on word boundaries, not as an exact value. */
+  term?: boolean | undefined;
 }
 
 /** A source of secrets: env files, the environment, the sealed vault. */

@@ -22,6 +22,9 @@ const PAD_BLOCK = 64;
  */
 const PAYLOAD_VERSION = 1;
 const PAYLOAD_VERSION_HOSTS = 2;
+/** 3: layout 2 (the host count may be 0), then a flags byte (bit 0: the value is a term). Written only for terms. */
+const PAYLOAD_VERSION_FLAGS = 3;
+const FLAG_TERM = 1;
 /** Most hosts one record keeps (a sealed record stays small). */
 export const MAX_RECORD_HOSTS = 64;
 
@@ -35,6 +38,8 @@ export interface RecordPayload {
   value: Uint8Array;
   /** Hosts (normalised allow-list patterns) it may be restored towards in tool calls; absent or empty for most. */
   hosts?: readonly string[] | undefined;
+  /** A word that must not leave (`vault add --term`), matched in any case on word boundaries. */
+  term?: boolean | undefined;
 }
 
 export interface StatePayload {
@@ -141,15 +146,15 @@ export function encodeRecord(p: RecordPayload): Buffer {
   const hosts = p.hosts ?? [];
   const name = Buffer.from(p.name, 'utf8');
   const source = Buffer.from(p.source, 'utf8');
-  const w = new Writer().u8(hosts.length === 0 ? PAYLOAD_VERSION : PAYLOAD_VERSION_HOSTS).u16(name.length).bytes(name).u16(source.length).bytes(source)
+  const version = p.term === true ? PAYLOAD_VERSION_FLAGS : hosts.length === 0 ? PAYLOAD_VERSION : PAYLOAD_VERSION_HOSTS;
+  const w = new Writer().u8(version).u16(name.length).bytes(name).u16(source.length).bytes(source)
     .f64(p.createdAt).f64(p.updatedAt).u32(p.value.length).bytes(p.value);
-  if (hosts.length > 0) {
-    w.u16(hosts.length);
-    for (const h of hosts) {
-      const b = Buffer.from(h, 'utf8');
-      w.u16(b.length).bytes(b);
-    }
+  if (version !== PAYLOAD_VERSION) w.u16(hosts.length);
+  for (const h of hosts) {
+    const b = Buffer.from(h, 'utf8');
+    w.u16(b.length).bytes(b);
   }
+  if (version === PAYLOAD_VERSION_FLAGS) w.u8(FLAG_TERM);
   return w.done(PAD_BLOCK);
 }
 
@@ -159,7 +164,7 @@ export function decodeRecord(bytes: Uint8Array): RecordPayload | null {
   try {
     let at = 0;
     const version = b.readUInt8(at);
-    if (version !== PAYLOAD_VERSION && version !== PAYLOAD_VERSION_HOSTS) return null;
+    if (version !== PAYLOAD_VERSION && version !== PAYLOAD_VERSION_HOSTS && version !== PAYLOAD_VERSION_FLAGS) return null;
     at += 1;
     const nameLen = b.readUInt16BE(at); at += 2;
     const name = b.toString('utf8', at, at + nameLen); at += nameLen;
@@ -172,14 +177,19 @@ export function decodeRecord(bytes: Uint8Array): RecordPayload | null {
     const value = b.subarray(at, at + valueLen);
     at += valueLen;
     const hosts: string[] = [];
-    if (version === PAYLOAD_VERSION_HOSTS) {
+    if (version !== PAYLOAD_VERSION) {
       const count = b.readUInt16BE(at); at += 2;
-      if (count === 0 || count > MAX_RECORD_HOSTS) return null;
+      if ((count === 0 && version === PAYLOAD_VERSION_HOSTS) || count > MAX_RECORD_HOSTS) return null;
       for (let k = 0; k < count; k++) {
         const len = b.readUInt16BE(at); at += 2;
         if (len === 0 || at + len > b.length) return null;
         hosts.push(b.toString('utf8', at, at + len)); at += len;
       }
+    }
+    if (version === PAYLOAD_VERSION_FLAGS) {
+      const flags = b.readUInt8(at);
+      if ((flags & ~FLAG_TERM) !== 0) return null;
+      return { name, source, createdAt, updatedAt, value, hosts, term: (flags & FLAG_TERM) !== 0 };
     }
     return version === PAYLOAD_VERSION ? { name, source, createdAt, updatedAt, value } : { name, source, createdAt, updatedAt, value, hosts };
   } catch {

@@ -1,6 +1,7 @@
 // What the vault accepts: secret names (the dotenv grammar) and values (long enough to be redacted safely,
 // short enough to be a token or a key, valid Unicode text).
 
+import { termProblem } from '../detect/terms.ts';
 import { MIN_SECRET_LENGTH } from '../secrets/types.ts';
 import { err, ok, type Result } from '../util/result.ts';
 import { vaultError } from './errors.ts';
@@ -41,6 +42,12 @@ export function checkValue(name: string, value: string): Result<Buffer> {
   const what = problem === 'too short' ? `shorter than ${MIN_SECRET_LENGTH} characters (it would match ordinary text)`
     : problem === 'too long' ? `longer than ${MAX_VALUE_BYTES} bytes` : problem === 'empty' ? 'empty' : 'not valid Unicode text';
   return err(vaultError('FICTA_VAULT_VALUE_INVALID', `the value of ${name} is ${what}`));
+}
+
+/** A term's value (`vault add --term`): the rules of terms (at least 3 bytes, no quote or line break). */
+export function checkTerm(name: string, value: string): Result<Buffer> {
+  const problem = termProblem({ name, value });
+  return problem === undefined ? ok(Buffer.from(value, 'utf8')) : err(vaultError('FICTA_VAULT_VALUE_INVALID', `the term ${name} is refused: ${problem}`));
 }
 
 /** Length in characters (code points), as the proxy counts it. */

@@ -8,7 +8,7 @@ import { vaultError } from './errors.ts';
 import { FORMAT_VERSION, MAX_RECORD_HOSTS, xorInto, type RecordPayload, type StatePayload } from './format.ts';
 import { DEFAULT_KDF_PRESET, createKdfParams, deriveKek, type KdfParams, type KdfPreset, type VaultCredential } from './kdf.ts';
 import { createDataKey, headerChecksum, nameIndex, rowDigest, wipeDataKey, wrapDataKey, type DataKey } from './keyring.ts';
-import { checkName, checkValue, codePoints, valueProblem, type SkipReason } from './rules.ts';
+import { checkName, checkTerm, checkValue, codePoints, valueProblem, type SkipReason } from './rules.ts';
 import { checkSet, headerInfo, headerKdfColumns, openRecord, openState, readHeader, sealRecord, sealState, syncKeyRing, type VaultInfo } from './rows.ts';
 import { KEY_BYTES, equalBytes, wipe } from './seal.ts';
 import { toVaultError, type HeaderRow, type VaultStore } from './store.ts';
@@ -26,6 +26,8 @@ export interface VaultListing {
   updatedAt: number;
   /** Hosts it may be restored towards in tool calls (present only when it has some). */
   hosts?: string[];
+  /** A term (`vault add --term`): matched in any case on word boundaries (present only when true). */
+  term?: true;
 }
 
 export type AddOutcome = 'added' | 'replaced' | 'unchanged';
@@ -129,14 +131,14 @@ export class Vault {
   }
 
   /** Adds a secret; an existing name with a different value needs `replace`. `hosts` are added to the record's. */
-  add(name: string, value: string, options: { replace?: boolean; source?: string; hosts?: readonly string[] } = {}): Result<AddOutcome> {
+  add(name: string, value: string, options: { replace?: boolean; source?: string; hosts?: readonly string[]; term?: boolean } = {}): Result<AddOutcome> {
     const n = checkName(name);
     if (!n.ok) return n;
-    const v = checkValue(name, value);
+    const v = options.term === true ? checkTerm(name, value) : checkValue(name, value);
     if (!v.ok) return v;
     const bytes = v.value;
     return this.attempt(() => this.mutate((tx) => {
-      const outcome = this.put(tx, name, value, bytes, options.source ?? 'prompt', options.replace ?? false, Date.now(), options.hosts ?? []);
+      const outcome = this.put(tx, name, value, bytes, options.source ?? 'prompt', options.replace ?? false, Date.now(), options.hosts ?? [], options.term === true);
       if (outcome === 'conflict') throw vaultError('FICTA_VAULT_NAME_EXISTS', `${name} is already in the vault with another value (use --replace to change it)`);
       return outcome;
     }));
@@ -319,9 +321,10 @@ export class Vault {
     this.snapshot(phase, (p) => {
       const value = decoder.decode(p.value);
       const hosts = p.hosts ?? [];
+      const term = p.term === true ? ({ term: true } as const) : {};
       records.set(p.name, {
-        entry: { name: p.name, value, source: 'vault', ...(hosts.length === 0 ? {} : { hosts }) },
-        listing: withHosts({ name: p.name, length: codePoints(value), source: p.source, addedAt: p.createdAt, updatedAt: p.updatedAt }, hosts),
+        entry: { name: p.name, value, source: 'vault', ...(hosts.length === 0 ? {} : { hosts }), ...term },
+        listing: { ...withHosts({ name: p.name, length: codePoints(value), source: p.source, addedAt: p.createdAt, updatedAt: p.updatedAt }, hosts), ...term },
       });
     });
     this.cache = { version, records };
@@ -388,18 +391,20 @@ export class Vault {
   }
 
   /** Inserts or replaces one record inside a transaction; `hosts` are added to the record's own. */
-  private put(tx: Tx, name: string, text: string, value: Buffer, source: string, replace: boolean, now: number, hosts: readonly string[]): AddOutcome | 'conflict' {
+  private put(tx: Tx, name: string, text: string, value: Buffer, source: string, replace: boolean, now: number, hosts: readonly string[], asTerm = false): AddOutcome | 'conflict' {
     const index = nameIndex(tx.active, name);
     const existing = this.store.recordByIndex(index);
+    let isTerm = asTerm;
     const remember = (createdAt: number, updatedAt: number, recordSource: string, all: readonly string[]): void => {
+      const term = isTerm ? ({ term: true } as const) : {};
       tx.snapshot.records.set(name, {
-        entry: { name, value: text, source: 'vault', ...(all.length === 0 ? {} : { hosts: [...all] }) },
-        listing: withHosts({ name, length: codePoints(text), source: recordSource, addedAt: createdAt, updatedAt }, all),
+        entry: { name, value: text, source: 'vault', ...(all.length === 0 ? {} : { hosts: [...all] }), ...term },
+        listing: { ...withHosts({ name, length: codePoints(text), source: recordSource, addedAt: createdAt, updatedAt }, all), ...term },
       });
     };
     if (hosts.length > MAX_RECORD_HOSTS) throw vaultError('FICTA_VAULT_HOSTS_INVALID', `${name} would have more than ${MAX_RECORD_HOSTS} hosts`);
     if (existing === undefined) {
-      const row = sealRecord(this.vaultId, tx.active, tx.nextId(), 1, index, { name, source, createdAt: now, updatedAt: now, value, hosts });
+      const row = sealRecord(this.vaultId, tx.active, tx.nextId(), 1, index, { name, source, createdAt: now, updatedAt: now, value, hosts, term: isTerm });
       this.store.insertRecord(row);
       xorInto(tx.state.acc, rowDigest(tx.active, row));
       tx.state.count += 1;
@@ -413,19 +418,22 @@ export class Vault {
     const before = payload.hosts ?? [];
     const all = [...new Set([...before, ...hosts])];
     const oldSource = payload.source;
+    const wasTerm = payload.term === true;
     wipe(plain);
     if (!same && !replace) return 'conflict';
-    if (same && all.length === before.length) return 'unchanged';
+    // A record stays a term while its value stays; `--term` makes one.
+    isTerm = asTerm || (same && wasTerm);
+    if (same && all.length === before.length && isTerm === wasTerm) return 'unchanged';
     if (all.length > MAX_RECORD_HOSTS) throw vaultError('FICTA_VAULT_HOSTS_INVALID', `${name} would have more than ${MAX_RECORD_HOSTS} hosts`);
     // Same value with new hosts: only the hosts change (the value keeps its source and time).
-    const next = same ? { name, source: oldSource, createdAt, updatedAt, value, hosts: all } : { name, source, createdAt, updatedAt: now, value, hosts: all };
+    const next = same ? { name, source: oldSource, createdAt, updatedAt, value, hosts: all, term: isTerm } : { name, source, createdAt, updatedAt: now, value, hosts: all, term: isTerm };
     const row = sealRecord(this.vaultId, tx.active, existing.id, existing.version + 1, index, next);
     this.store.updateRecord(row);
     xorInto(tx.state.acc, rowDigest(tx.active, existing));
     xorInto(tx.state.acc, rowDigest(tx.active, row));
     tx.changed = true;
     remember(createdAt, next.updatedAt, next.source, all);
-    return same ? 'unchanged' : 'replaced';
+    return same && isTerm === wasTerm ? 'unchanged' : 'replaced';
   }
 
   private activeKey(h: HeaderRow): DataKey {
