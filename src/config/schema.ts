@@ -1,6 +1,7 @@
 // The configuration schema: the single source of defaults and of what a valid setting is.
 
 import { z } from './zod.ts';
+import { UiConfigSchema } from '../ui/config.ts';
 import { DetectConfigSchema } from '../detect/config.ts';
 import { BUILT_IN_UPSTREAMS, namedUpstreamProblem } from '../providers/upstreams.ts';
 import { HostListSchema, RestoreConfigSchema } from '../sinks/config.ts';
@@ -123,6 +124,8 @@ export const ConfigSchema = z
     watermark: WatermarkConfigSchema.prefault({}),
     /** Detection of credentials nobody registered (see src/detect/config.ts). */
     detect: DetectConfigSchema.prefault({}),
+    /** The dashboard at /_ficta/ (see src/ui/config.ts). */
+    ui: UiConfigSchema.prefault({}),
   })
   .strict();
 

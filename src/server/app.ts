@@ -17,6 +17,8 @@ export type AppEnv = { Bindings: HttpBindings };
 export interface AppOptions {
   /** Required as `/t/<token>/…` on every provider route when set. */
   token?: string | undefined;
+  /** Paths served by another layer before the provider routes (the dashboard at `/_ficta`), with their own access rules. */
+  mount?: { prefix: string; handle: (c: import('hono').Context<AppEnv>) => Promise<Response> } | undefined;
 }
 
 export interface AppHooks {
@@ -65,6 +67,10 @@ export function createApp(deps: ProxyDeps, hooks: AppHooks = {}, options: AppOpt
     return RESPONSE_ALREADY_SENT;
   };
   const proxy = async (c: import('hono').Context<AppEnv>): Promise<Response> => (await proxyIncoming(c.env)) ?? c.notFound();
+  if (options.mount !== undefined) {
+    app.all(options.mount.prefix, options.mount.handle);
+    app.all(`${options.mount.prefix}/*`, options.mount.handle);
+  }
   // Every other path: the router decides (built-in prefixes, named upstreams, /v1, /v1beta, /t/<token>).
   app.all('*', proxy);
 
@@ -75,6 +81,7 @@ export function createApp(deps: ProxyDeps, hooks: AppHooks = {}, options: AppOpt
   app.fetch = (request: Request, env?: unknown, ctx?: unknown): Response | Promise<Response> => {
     const bindings = env as HttpBindings | undefined;
     if (request.method !== 'HEAD' || bindings?.incoming === undefined) return honoFetch(request, env as never, ctx as never);
+    if (options.mount !== undefined && (bindings.incoming.url ?? '/').startsWith(`${options.mount.prefix}/`)) return honoFetch(request, env as never, ctx as never);
     return proxyIncoming(bindings).then((r) => r ?? honoFetch(request, env as never, ctx as never));
   };
 
