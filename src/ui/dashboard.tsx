@@ -1,11 +1,12 @@
+/** @jsxImportSource hono/jsx */
 // The dashboard at /_ficta/ (DESIGN §12): server-rendered pages (hono JSX), their data as JSON, the live
 // events, the one script and stylesheet, the login by one-time link and the two actions. Loaded on the
 // first /_ficta/ request, so a proxy nobody looks at never loads it.
 
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Hono, type Context } from 'hono';
 import { setCookie } from 'hono/cookie';
+import { lastResultsFile } from '../bench/last-results.ts';
 import type { BenchReport } from '../bench/run.ts';
 import { isFictaError } from '../errors.ts';
 import { APP_CSS } from './assets/style.ts';
@@ -32,11 +33,6 @@ export interface DashboardDeps extends ViewSources {
   hasVault: boolean;
   /** One audit line: who (session label, address), what, when. */
   audit(event: 'ui_login' | 'ui_action', fields: Record<string, unknown>): void;
-}
-
-/** Where `ficta bench --json`/`--html` keep their last results. */
-export function benchResultsFile(home: string): string {
-  return join(home, 'bench', 'last.json');
 }
 
 /** The bench report frame: no script at all, its own inline styles, framed by the dashboard only. */
@@ -80,7 +76,7 @@ export function createDashboard(deps: DashboardDeps): Hono<UiEnv> {
   app.get('/health', (c) => page(c, 'health', 'Health', <HealthPage view={healthView(deps)} />));
   app.get('/benchmarks', (c) => {
     const bench = readBench(deps.home);
-    return page(c, 'benchmarks', 'Benchmarks', <BenchmarksPage report={bench.report} file={benchResultsFile(deps.home)} problem={bench.problem} />);
+    return page(c, 'benchmarks', 'Benchmarks', <BenchmarksPage report={bench.report} file={lastResultsFile(deps.home)} problem={bench.problem} />);
   });
   app.get('/benchmarks/report', async (c) => {
     const bench = readBench(deps.home);
@@ -163,7 +159,7 @@ function withheldNotice(deps: DashboardDeps, grant: string | undefined, undone: 
 function readBench(home: string): { report?: BenchReport; problem?: string } {
   let text: string;
   try {
-    text = readFileSync(benchResultsFile(home), 'utf8');
+    text = readFileSync(lastResultsFile(home), 'utf8');
   } catch {
     return {};
   }
