@@ -43,7 +43,7 @@ export function createDashboard(deps: DashboardDeps): Hono<UiEnv> {
   app.use('*', securityHeaders, sameOrigin, requireSession(deps.auth));
 
   const page = (c: Context<UiEnv>, name: PageName, title: string, body: unknown, status: 200 = 200): Response | Promise<Response> =>
-    c.html(`<!doctype html>${String(<Layout page={name} title={title} mode={deps.run().mode}>{body as never}</Layout>)}`, status);
+    c.html(`<!doctype html>${String(<Layout page={name} title={title} mode={deps.run().mode} csrf={c.get('session').csrf}>{body as never}</Layout>)}`, status);
   const remote = (c: Context<UiEnv>): string => c.env.incoming.socket.remoteAddress ?? 'unknown';
 
   // `ficta ui` asks for a one-time link with the proxy's key (read from its 0600 file in FICTA_HOME/run).

@@ -66,7 +66,7 @@ export function createTallies(feed: RequestFeed): Tallies {
     return s;
   };
   const add = (s: RequestSummary): void => {
-    const at = (s.at ?? Date.now()) + (s.ms ?? 0);
+    const at = Math.round((s.at ?? Date.now()) + (s.ms ?? 0));
     for (const [name, n] of Object.entries(s.redactions)) {
       if (name.startsWith(DETECTED_PREFIX)) {
         const kind = name.slice(DETECTED_PREFIX.length);

@@ -15,12 +15,13 @@ const NAV: ReadonlyArray<[PageName, string, string]> = [
   ['benchmarks', 'Benchmarks', '/_ficta/benchmarks'],
 ];
 
-export const Layout: FC<{ page: PageName; title: string; mode: string; children?: Child }> = ({ page, title, mode, children }) => (
+export const Layout: FC<{ page: PageName; title: string; mode: string; csrf: string; children?: Child }> = ({ page, title, mode, csrf, children }) => (
   <html lang="en">
     <head>
       <meta charset="utf-8" />
       <meta name="viewport" content="width=device-width, initial-scale=1" />
       <meta name="referrer" content="no-referrer" />
+      <meta name="ficta-csrf" content={csrf} />
       <title>{`${title} · ficta`}</title>
       <link rel="stylesheet" href="/_ficta/assets/app.css" />
       <script src="/_ficta/assets/app.js" defer></script>
