@@ -54,12 +54,12 @@ export function createDashboard(deps: DashboardDeps): Hono<UiEnv> {
   app.get('/login', (c) => {
     const redeemed = deps.auth.redeem(c.req.query('code'));
     if (redeemed === undefined) {
-      return c.html('<!doctype html><html lang="en"><head><meta charset="utf-8"><title>ficta</title><link rel="stylesheet" href="/_ficta/assets/app.css"></head><body><main><h1>ficta dashboard</h1><p>This link was already used or has expired (links last a minute and open once). Run <code>ficta ui</code> again.</p></main></body></html>', 401);
+      return c.html('<!doctype html><html lang="en"><head><meta charset="utf-8"><title>ficta</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/_ficta/assets/app.css"></head><body><main><h1>ficta dashboard</h1><p>This link was already used or has expired (links last a minute and open once). Run <code>ficta ui</code> again.</p></main></body></html>', 401);
     }
     setCookie(c, cookieName(c), redeemed.secret, { path: '/_ficta', httpOnly: true, sameSite: 'Strict', maxAge: Math.floor(SESSION_IDLE_MS / 1000) });
     deps.audit('ui_login', { session: redeemed.session.label, remote: remote(c) });
     // A same-origin step (not a redirect from the link's navigation) so the SameSite=Strict cookie goes with it.
-    return c.html('<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="0; url=/_ficta/"><title>ficta</title></head><body><p><a href="/_ficta/">Open the dashboard</a></p></body></html>');
+    return c.html('<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="0; url=/_ficta/"><title>ficta</title><link rel="icon" href="data:,"></head><body><p><a href="/_ficta/">Open the dashboard</a></p></body></html>');
   });
 
   app.get('/assets/app.js', (c) => c.body(APP_JS, 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' }));

@@ -38,7 +38,7 @@ export function ownHost<E extends AppEnv>(c: Context<E>): string | undefined {
 function deny<E extends AppEnv>(c: Context<E>, status: 401 | 403 | 413, what: string): Response {
   const api = c.req.path.startsWith('/_ficta/api/') || c.req.path === '/_ficta/events' || c.req.path === '/_ficta/link' || (c.req.header('accept') ?? '').includes('application/json');
   if (api) return c.json({ error: status === 401 ? 'ficta_ui_unauthorized' : status === 413 ? 'ficta_ui_too_large' : 'ficta_ui_forbidden', message: what }, status);
-  const body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>ficta</title><link rel="stylesheet" href="/_ficta/assets/app.css"></head><body><main><h1>ficta dashboard</h1><p>${what}</p></main></body></html>`;
+  const body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>ficta</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/_ficta/assets/app.css"></head><body><main><h1>ficta dashboard</h1><p>${what}</p></main></body></html>`;
   return c.html(body, status);
 }
 
@@ -49,7 +49,8 @@ export const securityHeaders: MiddlewareHandler<UiEnv> = async (c, next) => {
   if (!h.has('content-security-policy')) h.set('content-security-policy', CSP);
   if (!h.has('x-frame-options')) h.set('x-frame-options', 'DENY');
   h.set('x-content-type-options', 'nosniff');
-  h.set('referrer-policy', 'no-referrer');
+  // same-origin, not no-referrer: with no-referrer Chromium sends `Origin: null` on form POSTs, which the Origin check refuses.
+  h.set('referrer-policy', 'same-origin');
   h.set('cross-origin-opener-policy', 'same-origin');
   h.set('cross-origin-resource-policy', 'same-origin');
   if (!h.has('cache-control')) h.set('cache-control', 'no-store');

@@ -39,6 +39,8 @@ export const APP_JS = `'use strict';
   var order = [];
   var paused = false;
   var held = [];
+  var heldIds = {};
+  var heldCount = 0;
   var lastSeq = 0;
 
   function el(tag, cls, text) {
@@ -110,7 +112,7 @@ export const APP_JS = `'use strict';
     }
     if (empty) empty.hidden = order.length > 0;
     live.hidden = order.length === 0;
-    if (status) status.textContent = (paused ? 'Paused: ' + held.length + ' new held back. ' : '') + shown + ' of ' + order.length + ' requests shown';
+    if (status) status.textContent = (paused ? 'Paused: ' + heldCount + ' new held back. ' : '') + shown + ' of ' + order.length + ' requests shown';
   }
   function apply(r) {
     var tr = render(r);
@@ -128,7 +130,12 @@ export const APP_JS = `'use strict';
   function take(e) {
     var r = JSON.parse(e.data);
     if (e.lastEventId) lastSeq = Number(e.lastEventId);
-    if (paused) { held.push(r); refresh(); return; }
+    if (paused) {
+      held.push(r);
+      if (!rows[r.id] && !heldIds[r.id]) { heldIds[r.id] = 1; heldCount++; }
+      refresh();
+      return;
+    }
     apply(r);
     refresh();
   }
@@ -146,7 +153,7 @@ export const APP_JS = `'use strict';
   function setPaused(p) {
     paused = p;
     if (pause) { pause.setAttribute('aria-pressed', p ? 'true' : 'false'); pause.textContent = p ? 'Resume' : 'Pause'; }
-    if (!p) { held.forEach(apply); held = []; }
+    if (!p) { held.forEach(apply); held = []; heldIds = {}; heldCount = 0; }
     refresh();
   }
   if (pause) pause.addEventListener('click', function () { setPaused(!paused); });

@@ -20,9 +20,11 @@ export const Layout: FC<{ page: PageName; title: string; mode: string; csrf: str
     <head>
       <meta charset="utf-8" />
       <meta name="viewport" content="width=device-width, initial-scale=1" />
-      <meta name="referrer" content="no-referrer" />
+      <meta name="referrer" content="same-origin" />
       <meta name="ficta-csrf" content={csrf} />
       <title>{`${title} · ficta`}</title>
+      {/* No favicon request: it would reach the proxy's routes and show on the Live page as a 404. */}
+      <link rel="icon" href="data:," />
       <link rel="stylesheet" href="/_ficta/assets/app.css" />
       <script src="/_ficta/assets/app.js" defer></script>
     </head>
