@@ -194,7 +194,7 @@ describe('the dashboard in Chromium', () => {
     const all = await visibleRows();
     expect(all).toBeGreaterThanOrEqual(4);
     await page.keyboard.press('/');
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('filter-text');
+    expect(await page.evaluate<string | undefined>('document.activeElement?.id')).toBe('filter-text');
     await page.keyboard.type('evil.example');
     await expect.poll(visibleRows).toBe(2);
     await page.keyboard.press('Escape');
@@ -212,7 +212,7 @@ describe('the dashboard in Chromium', () => {
     // Tab reaches the pause button; Enter presses it.
     await page.locator('#filter-outcome').focus();
     await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('pause');
+    expect(await page.evaluate<string | undefined>('document.activeElement?.id')).toBe('pause');
     await page.keyboard.press('Enter');
     await expect.poll(visibleRows).toBe(all + 1);
   });
@@ -244,21 +244,21 @@ describe('the dashboard in Chromium', () => {
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.goto(`${origin}/_ficta/`);
     await page.waitForSelector('#live tbody tr');
-    expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(18, 19, 23)');
+    expect(await page.evaluate<string>('getComputedStyle(document.body).backgroundColor')).toBe('rgb(18, 19, 23)');
     await shot('13-live-dark');
     await page.goto(`${origin}/_ficta/withheld`);
     await shot('14-withheld-dark');
     await page.setViewportSize({ width: 400, height: 860 });
     await page.goto(`${origin}/_ficta/`);
     await page.waitForSelector('#live tbody tr');
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(400);
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(400);
     await shot('15-live-narrow-dark');
     await page.emulateMedia({ colorScheme: 'light' });
     await page.goto(`${origin}/_ficta/withheld`);
     await shot('16-withheld-narrow');
     // The theme switch overrides the system's choice.
     await page.locator('#theme').click();
-    expect(await page.evaluate(() => document.documentElement.getAttribute('data-theme'))).toBe('dark');
+    expect(await page.evaluate<string | null>("document.documentElement.getAttribute('data-theme')")).toBe('dark');
     await page.setViewportSize({ width: 1280, height: 800 });
   });
 

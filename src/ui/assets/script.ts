@@ -88,7 +88,15 @@ export const APP_JS = `'use strict';
     tr.appendChild(cell('Restored', r.restores > 0 ? r.restores + (r.restoreMisses > 0 ? ' (' + r.restoreMisses + ' missed)' : '') : ''));
     tr.appendChild(cell('Withheld', r.withheld.map(function (w) { return chip(w.secret + ' → ' + (w.host || w.reason) + (w.count > 1 ? ' ×' + w.count : ''), 'bad'); })));
     tr.appendChild(cell('Blocked', r.blocked.map(function (b) { return chip(b, 'bad'); })));
-    var lat = r.state === 'in-flight' ? '' : ms(r.ms) + (r.beforeUpstreamMs !== undefined ? ' · ficta ' + ms(r.beforeUpstreamMs) : '');
+    var lat = [];
+    if (r.state !== 'in-flight') {
+      lat.push(el('span', '', ms(r.ms)));
+      if (r.beforeUpstreamMs !== undefined) {
+        var before = el('span', 'lat', 'in ficta ' + ms(r.beforeUpstreamMs));
+        before.title = 'Time in ficta before the request went upstream: reading, redacting and gating it';
+        lat.push(before);
+      }
+    }
     tr.appendChild(cell('Latency', lat));
     return tr;
   }

@@ -37,6 +37,8 @@ tr.problem td:first-child{box-shadow:inset 3px 0 var(--bad)}
 .chip.bad{color:var(--bad)}.chip.warn{color:var(--warn)}.chip.ok{color:var(--ok)}
 .outcome-ok{color:var(--ok)}.outcome-bad{color:var(--bad)}.outcome-warn{color:var(--warn)}
 .toolbar{display:flex;flex-wrap:wrap;gap:8px;align-items:center;margin-bottom:10px}
+#filter-text{min-width:min(300px,70vw)}
+.lat{display:block;color:var(--muted);font-size:12px}
 input,select,button{font:inherit;color:var(--fg);background:var(--card);border:1px solid var(--line);border-radius:6px;padding:5px 9px}
 button{cursor:pointer}
 button.primary{background:var(--accent);color:var(--card);border-color:var(--accent)}
@@ -48,10 +50,10 @@ iframe.bench{width:100%;height:900px;border:1px solid var(--line);border-radius:
 dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:4px 14px;margin:0}dl.kv dt{color:var(--muted)}dl.kv dd{margin:0}
 @media (max-width:760px){
  main{padding:12px}
- .live thead{display:none}
- .live tr{display:block;border-bottom:1px solid var(--line);padding:6px 0}
- .live td{display:flex;gap:8px;border:0;padding:2px 4px}
- .live td::before{content:attr(data-label);min-width:88px;color:var(--muted);font-size:12px}
- .live td:empty{display:none}
+ table.stack thead{display:none}
+ table.stack tr{display:block;border-bottom:1px solid var(--line);padding:6px 0}
+ table.stack td{display:flex;flex-wrap:wrap;gap:4px 8px;border:0;padding:2px 4px}
+ table.stack td::before{content:attr(data-label);min-width:88px;color:var(--muted);font-size:12px}
+ table.stack td:empty{display:none}
 }
 `;

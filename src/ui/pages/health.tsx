@@ -30,7 +30,7 @@ export const HealthPage: FC<{ view: HealthView }> = ({ view }) => (
     </div>
     <h2>Upstreams</h2>
     <div class="table-wrap card">
-      <table>
+      <table class="stack">
         <thead>
           <tr>
             <th scope="col">Route</th>
@@ -43,11 +43,11 @@ export const HealthPage: FC<{ view: HealthView }> = ({ view }) => (
         <tbody>
           {view.upstreams.map((u) => (
             <tr>
-              <td class="mono">{`/${u.name}`}</td>
-              <td class="mono">{u.origin}</td>
-              <td>{u.lastStatus === undefined ? <span class="muted">—</span> : u.lastStatus}</td>
-              <td>{u.lastOutcome === undefined ? <span class="muted">no request yet</span> : <span class={u.lastOutcome === 'ok' ? 'outcome-ok' : 'outcome-warn'}>{u.lastOutcome}{u.error === undefined ? '' : ` (${u.error})`}</span>}</td>
-              <td>{u.lastAt === undefined ? '' : formatAgo(u.lastAt)}</td>
+              <td class="mono" data-label="Route">{`/${u.name}`}</td>
+              <td class="mono" data-label="Upstream">{u.origin}</td>
+              <td data-label="Last status">{u.lastStatus === undefined ? <span class="muted">—</span> : u.lastStatus}</td>
+              <td data-label="Last outcome">{u.lastOutcome === undefined ? <span class="muted">no request yet</span> : <span class={u.lastOutcome === 'ok' ? 'outcome-ok' : 'outcome-warn'}>{u.lastOutcome}{u.error === undefined ? '' : ` (${u.error})`}</span>}</td>
+              <td data-label="When">{u.lastAt === undefined ? '' : formatAgo(u.lastAt)}</td>
             </tr>
           ))}
         </tbody>

@@ -26,7 +26,7 @@ export const LivePage: FC<{ base: string | undefined; mode: string }> = ({ base,
     <div class="toolbar" role="search">
       <label>
         <span class="muted">Filter </span>
-        <input id="filter-text" type="search" placeholder="secret, route, client… ( / )" aria-label="Filter requests" autocomplete="off" />
+        <input id="filter-text" type="search" placeholder="secret, host, route, client  ( / )" aria-label="Filter requests" autocomplete="off" />
       </label>
       <label>
         <span class="muted">Show </span>
@@ -59,7 +59,7 @@ export const LivePage: FC<{ base: string | undefined; mode: string }> = ({ base,
       <p class="muted">Each request shows here as it starts (streams while in flight) and again when it ends: which secrets were redacted, credentials detected, restores withheld from tool calls, and blocks.</p>
     </Empty>
     <div class="table-wrap">
-      <table id="live" class="live" hidden aria-busy="true">
+      <table id="live" class="live stack" hidden aria-busy="true">
         <caption class="skip">Requests through this proxy, newest first</caption>
         <thead>
           <tr>

@@ -19,7 +19,7 @@ export const SecretsPage: FC<{ view: SecretsView }> = ({ view }) => (
       </Empty>
     ) : (
       <div class="table-wrap card">
-        <table>
+        <table class="stack">
           <thead>
             <tr>
               <th scope="col">Name</th>
@@ -33,18 +33,18 @@ export const SecretsPage: FC<{ view: SecretsView }> = ({ view }) => (
           <tbody>
             {view.secrets.map((s) => (
               <tr>
-                <td class="mono">{s.name}</td>
-                <td>{formatSource(s.source)}</td>
-                <td>{s.hosts.length === 0 ? <span class="muted">no host of its own</span> : s.hosts.map((h) => <span class="chip">{h}</span>)}</td>
-                <td>
+                <td class="mono" data-label="Name">{s.name}</td>
+                <td data-label="Source">{formatSource(s.source)}</td>
+                <td data-label="Hosts">{s.hosts.length === 0 ? <span class="muted">no host of its own</span> : s.hosts.map((h) => <span class="chip">{h}</span>)}</td>
+                <td data-label="Redacted">
                   {s.redactions > 0 ? `${s.redactions}× · ` : ''}
                   {formatAgo(s.lastRedacted)}
                 </td>
-                <td>
+                <td data-label="Restored">
                   {s.restores > 0 ? `${s.restores}× · ` : ''}
                   {formatAgo(s.lastRestored)}
                 </td>
-                <td>{formatAgo(s.lastWithheld)}</td>
+                <td data-label="Withheld">{formatAgo(s.lastWithheld)}</td>
               </tr>
             ))}
           </tbody>

@@ -26,7 +26,8 @@ export const WithheldPage: FC<{ view: WithheldView; csrf: string; notice?: { kin
     )}
     <p class="muted">
       A placeholder in a tool call that would send it to a host not allowed stays a placeholder (restore.toolCalls = <code>{view.toolCalls}</code>). If the destination is
-      yours, allow it for that secret: the next request restores it, no restart.
+      yours, allow it for that secret: the next request restores it, no restart. A withheld restore can be an attack (a prompt-injected tool call sending your secret away): allow only a
+      host you trust to receive it.
     </p>
     {view.groups.length === 0 ? (
       <Empty title="Nothing withheld.">
@@ -37,7 +38,7 @@ export const WithheldPage: FC<{ view: WithheldView; csrf: string; notice?: { kin
       </Empty>
     ) : (
       <div class="table-wrap card">
-        <table>
+        <table class="stack">
           <thead>
             <tr>
               <th scope="col">Secret</th>
@@ -50,11 +51,11 @@ export const WithheldPage: FC<{ view: WithheldView; csrf: string; notice?: { kin
           <tbody>
             {view.groups.map((g) => (
               <tr data-secret={g.secret} data-host={g.host ?? ''}>
-                <td class="mono">{g.secret}</td>
-                <td>{g.host === undefined ? <span class="chip">{g.reason}</span> : <span class="chip bad">{g.host}</span>}</td>
-                <td>{g.count}×</td>
-                <td>{formatAgo(g.last)}</td>
-                <td>
+                <td class="mono" data-label="Secret">{g.secret}</td>
+                <td data-label="Destination">{g.host === undefined ? <span class="chip">{g.reason}</span> : <span class="chip bad">{g.host}</span>}</td>
+                <td data-label="Withheld">{g.count}×</td>
+                <td data-label="Last">{formatAgo(g.last)}</td>
+                <td data-label="Action">
                   {g.host === undefined ? (
                     <span class="muted">{g.reason === 'mode:never' ? 'restore.toolCalls is "never"' : 'no host to allow: name the destination literally'}</span>
                   ) : g.grant !== undefined ? (
@@ -84,7 +85,7 @@ export const WithheldPage: FC<{ view: WithheldView; csrf: string; notice?: { kin
       <p class="muted">No host allowed from this page yet. Each action is written to ficta's log (event ui_action: who, what, when) and can be undone here.</p>
     ) : (
       <div class="table-wrap card">
-        <table>
+        <table class="stack">
           <thead>
             <tr>
               <th scope="col">When</th>
@@ -97,14 +98,14 @@ export const WithheldPage: FC<{ view: WithheldView; csrf: string; notice?: { kin
           <tbody>
             {view.grants.map((g: HostGrant) => (
               <tr>
-                <td>{formatTime(g.at)}</td>
-                <td>
+                <td data-label="When">{formatTime(g.at)}</td>
+                <td data-label="What">
                   allowed <span class="chip">{g.host}</span> for <span class="mono">{g.secret}</span>
                   {g.parts.every((p) => !p.added) ? <span class="muted"> (was already allowed)</span> : ''}
                 </td>
-                <td>{[...new Set(g.parts.map((p) => PLACE_WORDS[p.place] ?? p.place))].join(', ')}</td>
-                <td class="mono">{`session ${g.by}`}</td>
-                <td>
+                <td data-label="Where">{[...new Set(g.parts.map((p) => PLACE_WORDS[p.place] ?? p.place))].join(', ')}</td>
+                <td class="mono" data-label="By">{`session ${g.by}`}</td>
+                <td data-label="">
                   {g.undone !== undefined ? (
                     <span class="muted">undone {formatAgo(g.undone.at)}</span>
                   ) : (
