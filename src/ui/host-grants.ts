@@ -82,8 +82,8 @@ export function createHostGrants(deps: GrantDeps): HostGrants {
         return ok(true);
       }
       case 'vault': {
-        const had = hostsOf(part.name).includes(host);
-        if (add === had) return ok(false);
+        // Undo removes what this grant added; an add that the record (as last loaded) already had is a no-op.
+        if (add && hostsOf(part.name).includes(host)) return ok(false);
         const r = (deps.changeVaultHosts as NonNullable<GrantDeps['changeVaultHosts']>)(part.name, add ? { add: [host] } : { remove: [host] });
         return r.ok ? ok(true) : r;
       }
