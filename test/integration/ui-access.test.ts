@@ -4,7 +4,7 @@
 // `ficta ui --print` gets a working link from a running `ficta serve` through its 0600 key file.
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -168,5 +168,25 @@ describe('ficta ui', () => {
     const none = await runCli(['ui', '--print'], { env });
     expect(none.code).toBe(1);
     expect(none.stderr).toContain('no ficta proxy is running');
+  });
+
+  it('inside ficta run, the wrapped command itself opens its proxy\'s dashboard and finds its run on the Runs page', async () => {
+    const env = { PATH: process.env.PATH, HOME: home, FICTA_HOME: home, FICTA_BIN_UNDER_TEST: BIN, ...SOURCES_ENV };
+    const script = join(home, 'look.mjs');
+    writeFileSync(
+      script,
+      `import { execFileSync } from 'node:child_process';
+const url = execFileSync(process.env.FICTA_BIN_UNDER_TEST, ['ui', '--print'], { encoding: 'utf8' }).trim();
+const login = await fetch(url);
+const cookie = login.headers.get('set-cookie').split(';')[0];
+const base = new URL(url).origin;
+const run = await (await fetch(base + '/_ficta/api/run', { headers: { cookie } })).json();
+const page = await (await fetch(base + '/_ficta/runs', { headers: { cookie } })).text();
+console.log(JSON.stringify({ mode: run.run.mode, command: run.run.command, shown: page.includes('<code>ficta run</code>') && page.includes('<code>node</code>') }));
+`,
+    );
+    const r = await runCli(['run', '--no-discover', '--quiet', '--', 'node', script], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout.trim())).toEqual({ mode: 'run', command: 'node', shown: true });
   });
 });
