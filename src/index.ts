@@ -170,6 +170,7 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
     report,
     dashboard: ui === undefined ? undefined : { linkKey: ui.auth.linkKey, setRun: ui.setRun },
     async close() {
+      await ui?.close();
       if (running !== undefined) await running.close(config.limits.shutdownGraceMs);
       await registry.close();
       await upstream.close();

@@ -38,8 +38,15 @@ export interface DashboardDeps extends ViewSources {
 /** The bench report frame: no script at all, its own inline styles, framed by the dashboard only. */
 const BENCH_FRAME_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'self'; sandbox";
 
-export function createDashboard(deps: DashboardDeps): Hono<UiEnv> {
+export interface Dashboard {
+  app: Hono<UiEnv>;
+  /** Ends the open event streams (when the proxy stops). */
+  closeStreams(): void;
+}
+
+export function createDashboard(deps: DashboardDeps): Dashboard {
   const app = new Hono<UiEnv>({ strict: false }).basePath('/_ficta');
+  const streams = createEventStreams(deps.feed);
   app.use('*', securityHeaders, sameOrigin, requireSession(deps.auth));
 
   const page = (c: Context<UiEnv>, name: PageName, title: string, body: unknown, status: 200 = 200): Response | Promise<Response> =>
@@ -85,7 +92,7 @@ export function createDashboard(deps: DashboardDeps): Hono<UiEnv> {
     return c.html(formatHtmlReport(bench.report), 200, { 'content-security-policy': BENCH_FRAME_CSP, 'x-frame-options': 'SAMEORIGIN' });
   });
 
-  app.get('/events', createEventStreams(deps.feed));
+  app.get('/events', (c) => streams.handle(c));
   app.get('/api/requests', (c) => c.json({ last: deps.feed.last(), requests: latestRows(deps.feed) }));
   app.get('/api/secrets', (c) => c.json(secretsView(deps)));
   app.get('/api/withheld', (c) => c.json(withheldView(deps, deps.hasVault)));
@@ -123,7 +130,7 @@ export function createDashboard(deps: DashboardDeps): Hono<UiEnv> {
 
   app.all('*', (c) => c.json({ error: 'ficta_ui_not_found', message: 'no such dashboard page' }, 404));
   app.onError((error, c) => c.json({ error: 'ficta_ui_internal', message: isFictaError(error) ? error.code : 'internal error' }, 500));
-  return app;
+  return { app, closeStreams: streams.closeAll };
 }
 
 /** The newest row per request (a start, replaced by its end), newest first. */

@@ -15,11 +15,19 @@ const MAX_QUEUED = 4000;
 /** A comment line this often keeps idle connections open through anything that times them out. */
 const KEEPALIVE_MS = 15_000;
 
-export function createEventStreams(feed: RequestFeed): (c: Context<UiEnv>) => Response | Promise<Response> {
+export interface EventStreams {
+  handle(c: Context<UiEnv>): Response | Promise<Response>;
+  /** Ends every open stream (the proxy is stopping: an open tab must not hold its shutdown). */
+  closeAll(): void;
+}
+
+export function createEventStreams(feed: RequestFeed): EventStreams {
   let open = 0;
-  return (c) => {
+  const enders = new Set<() => void>();
+  const handle = (c: Context<UiEnv>): Response | Promise<Response> => {
     if (open >= MAX_EVENT_STREAMS) return c.json({ error: 'ficta_ui_busy', message: 'too many open dashboard tabs' }, 503);
-    const since = Number(c.req.query('since') ?? c.req.header('last-event-id') ?? '0');
+    // A reconnecting EventSource sends Last-Event-ID: it wins over the `since` the page first asked with.
+    const since = Number(c.req.header('last-event-id') ?? c.req.query('since') ?? '0');
     open++;
     return streamSSE(c, async (stream) => {
       let queue: FeedEvent[] = [];
@@ -30,10 +38,12 @@ export function createEventStreams(feed: RequestFeed): (c: Context<UiEnv>) => Re
         else for (const e of events) queue.push(e);
         wake?.();
       });
-      stream.onAbort(() => {
+      const end = (): void => {
         closed = true;
         wake?.();
-      });
+      };
+      enders.add(end);
+      stream.onAbort(end);
       try {
         // Subscribed first, so nothing falls between the replay and the live events.
         let sent = Number.isFinite(since) && since > 0 ? since : 0;
@@ -63,9 +73,16 @@ export function createEventStreams(feed: RequestFeed): (c: Context<UiEnv>) => Re
           }
         }
       } finally {
+        enders.delete(end);
         unsubscribe();
         open--;
       }
     });
+  };
+  return {
+    handle,
+    closeAll() {
+      for (const end of enders) end();
+    },
   };
 }

@@ -48,6 +48,8 @@ export interface DashboardMount {
   setRun(info: { mode?: string; command?: string }): void;
   /** The /_ficta/ handler. */
   handle(c: Context<AppEnv>): Promise<Response>;
+  /** Ends the dashboard's open event streams, so an open tab does not hold the proxy's shutdown. */
+  close(): Promise<void>;
 }
 
 /** The audit file: one JSON line per login and action, next to the vault, mode 0600. */
@@ -92,7 +94,7 @@ export function createDashboardMount(options: DashboardMountOptions): DashboardM
     },
   });
 
-  let dashboard: Promise<{ fetch: (request: Request, env: AppEnv['Bindings']) => Response | Promise<Response> }> | undefined;
+  let dashboard: Promise<{ app: { fetch: (request: Request, env: AppEnv['Bindings']) => Response | Promise<Response> }; closeStreams(): void }> | undefined;
   const load = () =>
     import('./dashboard.tsx').then(({ createDashboard }) =>
       createDashboard({
@@ -133,7 +135,10 @@ export function createDashboardMount(options: DashboardMountOptions): DashboardM
     },
     async handle(c) {
       dashboard ??= load();
-      return (await dashboard).fetch(c.req.raw, c.env);
+      return (await dashboard).app.fetch(c.req.raw, c.env);
+    },
+    async close() {
+      if (dashboard !== undefined) (await dashboard).closeStreams();
     },
   };
 }
