@@ -7,7 +7,7 @@ export const UiConfigSchema = z
   .object({
     /** Serve the dashboard at /_ficta/ (entry only by a one-time link from `ficta ui`). */
     enabled: z.boolean().default(true),
-    /** Recent requests the Live page can show (a bounded ring in memory: names and counts, ~200 bytes each). */
+    /** Recent requests the Live page can show (a bounded ring in memory: names and counts, ~650 bytes each, measured). */
     requests: z.number().int().min(10).max(100_000).default(1000),
   })
   .strict();

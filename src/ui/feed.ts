@@ -8,8 +8,9 @@ import type { RequestStart, RequestSummary } from '../server/stats.ts';
 export type FeedEvent = { seq: number; kind: 'start'; request: RequestStart } | { seq: number; kind: 'end'; summary: RequestSummary };
 
 /**
- * Events kept. A request takes one or two (start and end); 2,000 events keep the last ~1,000 requests, a
- * few hundred KB (summaries are names and counts), enough to scroll back through an agent session.
+ * Events kept. A request takes one or two (start and end); 2,000 events keep the last ~1,000 requests in
+ * ~640 KB of heap (measured: scratch of 1,000 starts and 1,000 summaries with names, counts and a withheld
+ * host), enough to scroll back through an agent session.
  */
 export const DEFAULT_FEED_EVENTS = 2000;
 
