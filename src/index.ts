@@ -9,7 +9,8 @@ import { createApp, type AppEnv } from './server/app.ts';
 import { baseUrls, isLoopbackHost, type BaseUrls } from './server/access.ts';
 import { createInFlight, listen, type RefusedAtListener, type RunningServer } from './server/listen.ts';
 import { createRunStats, type RequestSummary, type RunReport } from './server/stats.ts';
-import { nextRequestId } from './server/proxy.ts';
+import { nextRequestId, type ProxyDeps } from './server/proxy.ts';
+import { createDashboardMount } from './ui/mount.ts';
 import { logRefusedRequest, refusedRoute, tunnelRoute, type RequestLogDeps } from './server/request-log.ts';
 import { createUpstreamClient } from './server/upstream.ts';
 import { openaiErrors } from './providers/error-shapes.ts';
@@ -40,6 +41,16 @@ export interface FictaOptions {
   keyProvider?: PlaceholderKeyProvider;
   /** Told about every finished request (names and counts, as in the run report). */
   onRequest?: (summary: RequestSummary) => void;
+  /** The command this proxy serves (serve, run, claude, …), shown by the dashboard. */
+  mode?: string;
+}
+
+/** The dashboard's handle on a running proxy (present unless `ui.enabled` is false). */
+export interface FictaDashboard {
+  /** The key `ficta ui` presents to ask for a one-time link (the CLI keeps it in a 0600 file; never shown). */
+  readonly linkKey: string;
+  /** Names the wrapped command for the Runs page (its name only, never its arguments). */
+  setRun(info: { mode?: string; command?: string }): void;
 }
 
 export interface Ficta {
@@ -50,6 +61,8 @@ export interface Ficta {
   listen(): Promise<RunningServer & { baseUrls: BaseUrls }>;
   /** Totals so far: requests, redactions, restores and blocks by secret name. */
   report(): RunReport;
+  /** The dashboard at /_ficta/, unless disabled. */
+  dashboard: FictaDashboard | undefined;
   /** Stops the server (graceful) and releases every resource. */
   close(): Promise<void>;
 }
@@ -83,8 +96,27 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
   // Detection for the terms the sources hold (vault `--term` records); `detection` is the latest, for the report.
   const detectionFor = createDetectionFor(config);
   let detection: Detection | undefined;
+  let restore = config.restore;
+  const ui = config.ui.enabled
+    ? createDashboardMount({
+        home: config.home,
+        requests: config.ui.requests,
+        logger,
+        tokenRequired: config.token !== undefined,
+        detect: config.detect,
+        upstreams: Object.entries(config.upstreams).map(([name, u]) => ({ name, origin: originOf(typeof u === 'string' ? u : u.url) })),
+        secretHosts: config.secrets.hosts,
+        getRestore: () => restore,
+        setRestore: (next) => {
+          restore = next;
+          deps.restore = next;
+        },
+        mode: options.mode ?? 'serve',
+        reportFile: config.reportFile,
+      })
+    : undefined;
   const registryResult = await createSecretRegistry({
-    sources: withConfiguredHosts(sources, config.secrets.hosts),
+    sources: ui === undefined ? withConfiguredHosts(sources, config.secrets.hosts) : ui.catalog.wrap(withConfiguredHosts(sources, ui.secretHosts)),
     detectionFor: (terms) => (detection = detectionFor(terms)),
     keyProvider: options.keyProvider ?? createFilePlaceholderKeyProvider(config.home),
     onSkipped: (skipped) => {
@@ -102,22 +134,23 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
   const upstream = createUpstreamClient(config.limits);
   const router = createRouter(table.value);
   const inFlight = createInFlight();
-  const stats = createRunStats(options.onRequest);
+  const onRequest = options.onRequest;
+  // The dashboard's ring gets each summary first: one push, nothing else on the request's path.
+  const stats = createRunStats(ui === undefined ? onRequest : onRequest === undefined ? ui.feed.end : (s) => (ui.feed.end(s), onRequest(s)), ui?.feed.start);
   const watermarker = config.watermark.enabled ? createWatermarker({ config: config.watermark, home: config.home, logger }) : undefined;
-  const app = createApp(
-    {
-      registry,
-      upstream,
-      router,
-      logger,
-      limits: config.limits,
-      restore: config.restore,
-      stats,
-      ...(watermarker === undefined ? {} : { watermarker }),
-    },
-    { onRequestStart: inFlight.start, onRequestEnd: inFlight.end },
-    { token: config.token },
-  );
+  const deps: ProxyDeps = {
+    registry,
+    upstream,
+    router,
+    logger,
+    limits: config.limits,
+    restore,
+    stats,
+    ...(watermarker === undefined ? {} : { watermarker }),
+  };
+  const app = createApp(deps, { onRequestStart: inFlight.start, onRequestEnd: inFlight.end }, { token: config.token, mount: ui === undefined ? undefined : { prefix: '/_ficta', handle: ui.handle } });
+  const report = (): RunReport => ({ ...stats.snapshot(), ...(detection === undefined ? {} : { detectedStore: detection.store.stats() }) });
+  ui?.attach({ registry, report, sources });
 
   let running: RunningServer | undefined;
   return {
@@ -141,8 +174,10 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
       logEvent(logger, 'info', 'listening', { url: running.url, token: config.token === undefined ? 'none' : 'required' });
       return { ...running, baseUrls: baseUrls(running.url, config.token) };
     },
-    report: () => ({ ...stats.snapshot(), ...(detection === undefined ? {} : { detectedStore: detection.store.stats() }) }),
+    report,
+    dashboard: ui === undefined ? undefined : { linkKey: ui.auth.linkKey, setRun: ui.setRun },
     async close() {
+      await ui?.close();
       if (running !== undefined) await running.close(config.limits.shutdownGraceMs);
       await registry.close();
       await upstream.close();
@@ -176,5 +211,14 @@ function logRefusedAtListener(deps: RequestLogDeps, registry: SecretRegistry, r:
 /** A raw target without its `/t/<token>` segment (to guess the route whose error shape a refusal takes). */
 function withoutTokenSegment(rawUrl: string): string {
   return rawUrl.replace(/^\/t\/[^/?]*/, '');
+}
+
+/** An upstream URL's origin only (never a path or credentials in it). */
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'invalid';
+  }
 }
 

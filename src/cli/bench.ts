@@ -5,6 +5,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { checkBudget, readBudget } from '../bench/budget.ts';
+import { keepLastResults } from '../bench/last-results.ts';
+import { resolveHome } from '../config/home.ts';
 import { stopAllChildren } from '../bench/processes.ts';
 import { formatHtmlReport } from '../bench/html-report.ts';
 import { formatBudget, formatReport } from '../bench/report.ts';
@@ -64,6 +66,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const report = values.from === undefined ? await measure(values, sections, io) : readSavedReport(values.from);
 
   const checks = budget?.ok === true ? checkBudget(budget.value, report.results) : undefined;
+  // The dashboard's Benchmarks page shows the last measured --json/--html run (figures of a smoke run mean nothing).
+  if (values.from === undefined && report.mode !== 'smoke' && (values.json === true || values.html !== undefined)) keepLastResults(resolveHome(io.env), report);
   if (values.html !== undefined) writeReportFile(values.html, formatHtmlReport(report, checks));
   if (values.json === true) {
     const failed = checks?.filter((c) => !c.ok);

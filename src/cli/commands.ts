@@ -19,6 +19,7 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   opencode: { summary: 'run opencode behind a private proxy', load: () => import('./opencode.ts') },
   status: { summary: 'the ficta proxies running for this user', load: () => import('./status.ts') },
   detect: { summary: 'test the config\'s own detectors: ficta detect test NAME STRING…', load: () => import('./detect.ts') },
+  ui: { summary: 'open the dashboard of a running proxy', load: () => import('./ui.ts') },
   scan: { summary: 'find credentials in files, the environment or git history', load: () => import('./scan.ts') },
   report: { summary: 'print a run report written with --report-file', load: () => import('./report.ts') },
   doctor: { summary: 'check config, secrets, vault, upstreams, port and agent routing', load: () => import('./doctor.ts') },

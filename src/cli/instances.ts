@@ -2,7 +2,7 @@
 // JSON file per process under FICTA_HOME/run (0700), rewritten at most once a second while its counts
 // change, removed when the proxy stops. Entries whose process is gone are cleaned by whoever reads them.
 
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureHome } from '../config/home.ts';
 import type { RunReport } from '../server/stats.ts';
@@ -30,6 +30,44 @@ export interface InstanceEntry {
 /** The directory holding the entries. */
 export function instancesDir(home: string): string {
   return join(home, 'run');
+}
+
+/**
+ * The file holding a proxy's dashboard key (`ficta ui` presents it to get a one-time link): next to its
+ * entry, mode 0600 in a 0700 directory, so only this user can read it; removed with the entry.
+ */
+export function uiKeyFile(home: string, pid: number): string {
+  return join(instancesDir(home), `${pid}.ui-key`);
+}
+
+/** Writes this process's dashboard key; returns the function that removes it. */
+export function publishUiKey(home: string, pid: number, key: string): () => void {
+  const file = uiKeyFile(home, pid);
+  try {
+    ensureHome(home);
+    mkdirSync(instancesDir(home), { recursive: true, mode: 0o700 });
+    rmSync(file, { force: true });
+    writeFileSync(file, `${key}\n`, { mode: 0o600, flag: 'wx' });
+    chmodSync(file, 0o600);
+  } catch {
+    // Without the file `ficta ui` says the proxy has no dashboard it can open; the proxy itself is unaffected.
+  }
+  const remove = (): void => {
+    rmSync(file, { force: true });
+    process.off('exit', remove);
+  };
+  process.on('exit', remove);
+  return remove;
+}
+
+/** A running proxy's dashboard key, or undefined when it has none (dashboard off, or gone). */
+export function readUiKey(home: string, pid: number): string | undefined {
+  try {
+    const key = readFileSync(uiKeyFile(home, pid), 'utf8').trim();
+    return key === '' ? undefined : key;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Publishes this process's entry and keeps it current; returns the function that removes it. */
@@ -84,6 +122,7 @@ export function listInstances(home: string): InstanceEntry[] {
     }
     if (typeof entry.pid !== 'number' || !isAlive(entry.pid)) {
       rmSync(path, { force: true });
+      if (typeof entry.pid === 'number') rmSync(uiKeyFile(home, entry.pid), { force: true });
       continue;
     }
     out.push(entry);

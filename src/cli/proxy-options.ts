@@ -60,6 +60,7 @@ export const PROXY_OPTIONS = {
     help: 'also register .env, .env.local, .env.*.local and secret-looking environment variables\nwhen an env file or the vault is used (they are by default otherwise; secrets.discover)',
   },
   'no-discover': { type: 'boolean', help: 'register only what --env-file, --secret-env and the vault name (secrets.discover = false)' },
+  'no-ui': { type: 'boolean', help: 'serve no dashboard at /_ficta/ (ui.enabled = false; ficta ui opens it otherwise)' },
 } as const satisfies OptionsSpec;
 
 /** Where and how `ficta serve` listens; doctor takes them too. */
@@ -136,6 +137,7 @@ export function proxyFlags(values: Partial<ServeValues>, command = 'serve'): { f
     };
   }
   if (values.detect !== undefined) flags.detect = { mode: values.detect };
+  if (values['no-ui'] === true) flags.ui = { enabled: false };
   return { flags, configFile: values.config, keyFile: values['key-file'] };
 }
 

@@ -20,7 +20,7 @@ import { vaultExists } from '../vault/path.ts';
 import type { VaultSecretSource } from '../vault/source.ts';
 import { VERSION } from '../version.ts';
 import { formatDiscoveryNotice } from './discovery-notice.ts';
-import { publishInstance } from './instances.ts';
+import { publishInstance, publishUiKey } from './instances.ts';
 import { createNotices, type Notices } from './notice.ts';
 import { withVaultWayOut } from './vault-hints.ts';
 
@@ -86,6 +86,7 @@ export async function startSession(options: StartSessionOptions): Promise<ProxyS
       ...(sources.length === 0 ? {} : { sources }),
       ...(vault === undefined ? {} : { keyProvider: vault }),
       ...(options.onRequest === undefined ? {} : { onRequest: (s: RequestSummary) => options.onRequest?.(s, notices) }),
+      mode: options.mode,
     });
     // One start-up line per discovered source (a `discovered` JSON line with --log-format json): counts and
     // variable names, never values.
@@ -122,6 +123,7 @@ export async function startSession(options: StartSessionOptions): Promise<ProxyS
     { pid: process.pid, mode: options.mode, url: maskToken(running.baseUrls.root), host: running.host, port: running.port, startedAt: Date.now(), version: VERSION },
     () => ficta.report(),
   );
+  const unpublishUi = ficta.dashboard === undefined ? () => {} : publishUiKey(config.home, process.pid, ficta.dashboard.linkKey);
   let stopped: Promise<RunReport> | undefined;
   return {
     ficta,
@@ -144,6 +146,7 @@ export async function startSession(options: StartSessionOptions): Promise<ProxyS
     stop() {
       stopped ??= (async () => {
         unpublish();
+        unpublishUi();
         await ficta.close();
         const report = ficta.report();
         if (config.reportFile !== undefined) writeAtomic(config.reportFile, `${JSON.stringify(report, null, 2)}\n`);

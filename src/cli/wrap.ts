@@ -6,7 +6,7 @@
 
 import { spawn } from 'node:child_process';
 import { constants as osConstants } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { resolveHome } from '../config/home.ts';
 import { FictaError, isFictaError } from '../errors.ts';
 import type { RequestSummary, RunReport } from '../index.ts';
@@ -95,6 +95,8 @@ export async function runWrapped(options: WrapOptions): Promise<number> {
     await session.stop();
     return fail(error, EXIT_RUN_FAILED);
   }
+  // The dashboard's Runs page names the command (its file name only, never its arguments).
+  session.ficta.dashboard?.setRun({ command: basename(plan.command) });
   const env: NodeJS.ProcessEnv = { ...io.env };
   for (const k of PRIVATE_ENV) delete env[k];
   for (const [k, v] of Object.entries(plan.env)) {

@@ -1,6 +1,7 @@
 // The configuration schema: the single source of defaults and of what a valid setting is.
 
 import { z } from './zod.ts';
+import { UiConfigSchema } from '../ui/config.ts';
 import { DetectConfigSchema, TermsSchema } from '../detect/config.ts';
 import { BUILT_IN_UPSTREAMS, lowercaseUpstreamNames, namedUpstreamProblem } from '../providers/upstreams.ts';
 import { HostListSchema, RestoreConfigSchema } from '../sinks/config.ts';
@@ -103,6 +104,7 @@ export const ConfigSchema = z
     restore: RestoreConfigSchema.prefault({}).describe('Restore into tool calls: mode and allowed hosts.'),
     watermark: WatermarkConfigSchema.prefault({}).describe('Watermarks and the attribution registry.'),
     detect: DetectConfigSchema.prefault({}).describe('Detection of credentials nobody registered.'),
+    ui: UiConfigSchema.prefault({}).describe('The dashboard at /_ficta/ (see docs/ui.md).'),
   })
   .strict();
 

@@ -25,7 +25,9 @@ export type LogEvent =
   | 'watermark_registry_dropped'
   | 'watermark_internal_error'
   | 'vault_reunlocked'
-  | 'vault_reunlock_failed';
+  | 'vault_reunlock_failed'
+  | 'ui_login'
+  | 'ui_action';
 
 export interface CreateLoggerOptions {
   level: LogLevel;

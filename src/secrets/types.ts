@@ -26,6 +26,11 @@ export interface SecretSource {
   /** Calls `onChange` when the entries may have changed; returns an unsubscribe function. */
   watch?(onChange: () => void): () => void;
   close?(): void | Promise<void>;
+  /**
+   * Changes the hosts one of its secrets may be restored towards, where the source keeps them (the vault:
+   * sealed with the record); the hosts after. The caller reloads the registry for the change to apply.
+   */
+  changeHosts?(name: string, change: { add?: readonly string[]; remove?: readonly string[] }): Result<string[]>;
 }
 
 /** Supplies the persistent key placeholders are derived from. */

@@ -29,6 +29,8 @@ export async function responseAlreadySent(): Promise<Response> {
 export interface AppOptions {
   /** Required as `/t/<token>/…` on every provider route when set. */
   token?: string | undefined;
+  /** Paths served by another layer before the provider routes (the dashboard at `/_ficta`), with their own access rules. */
+  mount?: { prefix: string; handle: (c: import('hono').Context<AppEnv>) => Promise<Response> } | undefined;
 }
 
 export interface AppHooks {
@@ -77,6 +79,10 @@ export function createApp(deps: ProxyDeps, hooks: AppHooks = {}, options: AppOpt
     return alreadySent ?? (await responseAlreadySent());
   };
   const proxy = async (c: import('hono').Context<AppEnv>): Promise<Response> => (await proxyIncoming(c.env)) ?? c.notFound();
+  if (options.mount !== undefined) {
+    app.all(options.mount.prefix, options.mount.handle);
+    app.all(`${options.mount.prefix}/*`, options.mount.handle);
+  }
   // Every other path: the router decides (built-in prefixes, named upstreams, /v1, /v1beta, /t/<token>).
   app.all('*', proxy);
 
@@ -87,6 +93,7 @@ export function createApp(deps: ProxyDeps, hooks: AppHooks = {}, options: AppOpt
   app.fetch = (request: Request, env?: unknown, ctx?: unknown): Response | Promise<Response> => {
     const bindings = env as HttpBindings | undefined;
     if (request.method !== 'HEAD' || bindings?.incoming === undefined) return honoFetch(request, env as never, ctx as never);
+    if (options.mount !== undefined && (bindings.incoming.url ?? '/').startsWith(`${options.mount.prefix}/`)) return honoFetch(request, env as never, ctx as never);
     return proxyIncoming(bindings).then((r) => r ?? honoFetch(request, env as never, ctx as never));
   };
 

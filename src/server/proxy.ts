@@ -16,6 +16,7 @@ import type { SecretSet } from '../redact/secret-set.ts';
 import { maskValues, pathOfTarget, redactTarget } from '../redact/url.ts';
 import { createRestoreStats } from '../restore/restore-bytes.ts';
 import { unavailableError, type SecretRegistry } from '../secrets/registry.ts';
+import { clientName } from './client-name.ts';
 import { dotSegmentError, hasDotSegment } from './dot-segments.ts';
 import type { RestoreConfig } from '../sinks/config.ts';
 import { createToolCallGate, policyFor } from '../sinks/tool-call-gate.ts';
@@ -111,6 +112,11 @@ export async function proxyRequest(deps: ProxyDeps, route: ResolvedRoute, req: I
     log.site = 'redact-target';
     const target = redactTarget(set, route.target, log.redactions, route.authQuery);
     log.route = maskValues(set, pathOfTarget(target));
+    // Only when a view watches requests start (the dashboard): names only, the user-agent reduced to a kind.
+    if (deps.stats?.start !== undefined) {
+      log.client = clientName(req.headers['user-agent']);
+      deps.stats.start({ id: log.id, method: log.method, route: log.route, provider: log.provider, client: log.client, at: Date.now() });
+    }
     if (hasDotSegment(route.target)) throw dotSegmentError();
     await forward(deps, route, target, req, res, set, log, client, publicBase);
   } catch (error) {
@@ -196,6 +202,7 @@ async function forward(
 
   log.site = 'upstream';
   const t0 = performance.now();
+  log.beforeUpstreamMs = t0 - log.started;
   await new Promise<void>((resolve, reject) => {
     let writer: ResponseWriter | undefined;
     let settled = false;

@@ -44,6 +44,10 @@ export interface RequestLog {
   /** The upstream origin and the transport's error code, when the upstream failed. */
   upstream?: string;
   error?: string;
+  /** The client's kind (server/client-name.ts), set when a view watches requests start. */
+  client?: string;
+  /** Milliseconds from `started` to the upstream dispatch. */
+  beforeUpstreamMs?: number;
 }
 
 export interface RequestLogDeps {
@@ -57,6 +61,7 @@ export function writeRequestLog(deps: RequestLogDeps, log: RequestLog, set: Secr
   const restores = namedCounts(set, log.restore.restores);
   const withheld = log.withheld.size === 0 ? undefined : namedWithheld(set, log.withheld);
   // One object per line, fields in a fixed order, optional ones added only when present (no spreads).
+  const ms = round(performance.now() - log.started);
   const line: { event: 'request' } & Record<string, unknown> = {
     event: 'request',
     id: log.id,
@@ -69,7 +74,7 @@ export function writeRequestLog(deps: RequestLogDeps, log: RequestLog, set: Secr
     bytesIn: log.bytesIn,
     bytesUp: log.bytesUp,
     bytesOut: log.bytesOut,
-    ms: round(performance.now() - log.started),
+    ms,
     upstreamHeadersMs: log.upstreamHeadersMs === undefined ? undefined : round(log.upstreamHeadersMs),
     redactions,
     restores,
@@ -88,7 +93,16 @@ export function writeRequestLog(deps: RequestLogDeps, log: RequestLog, set: Secr
     restores,
     restoreMisses: log.restore.misses,
     blocked: log.blocked.length === 0 ? [] : [...new Set(log.blocked.map((f) => f.secret))],
+    id: log.id,
+    method: log.method,
+    route: log.route,
+    provider: log.provider,
+    at: Math.round(Date.now() - ms),
+    ms,
   };
+  if (log.client !== undefined) summary.client = log.client;
+  if (log.upstreamHeadersMs !== undefined) summary.upstreamHeadersMs = round(log.upstreamHeadersMs);
+  if (log.beforeUpstreamMs !== undefined) summary.beforeUpstreamMs = round(log.beforeUpstreamMs);
   if (withheld !== undefined) summary.withheld = withheld;
   if (log.upstream !== undefined) summary.upstream = log.upstream;
   if (log.error !== undefined) summary.error = log.error;
@@ -123,7 +137,19 @@ export function logRefusedRequest(deps: RequestLogDeps, r: RefusedRequest): void
     bytesOut: r.bytesOut,
     ...(blocked.length === 0 ? {} : { blocked }),
   });
-  deps.stats?.record({ outcome: r.outcome, status: r.status, redactions: {}, restores: {}, restoreMisses: 0, blocked: [...new Set(blocked.map((f) => f.secret))] });
+  deps.stats?.record({
+    outcome: r.outcome,
+    status: r.status,
+    redactions: {},
+    restores: {},
+    restoreMisses: 0,
+    blocked: [...new Set(blocked.map((f) => f.secret))],
+    id: r.id,
+    method: r.method,
+    route: r.route,
+    at: Date.now(),
+    ms: 0,
+  });
 }
 
 /** Longest CONNECT target logged as it is. */

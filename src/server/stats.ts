@@ -18,6 +18,29 @@ export interface RequestSummary {
   error?: string;
   /** Restores withheld from tool calls, by secret name and reason. */
   withheld?: WithheldByName;
+  /** The request line's id, method, route (redacted), provider; absent on summaries from older callers. */
+  id?: string;
+  method?: string;
+  route?: string;
+  provider?: string;
+  /** The client's kind from its user-agent, from a fixed vocabulary (server/client-name.ts); never the header itself. */
+  client?: string;
+  /** When it started (epoch ms), how long it took, and how long the upstream took to its headers. */
+  at?: number;
+  ms?: number;
+  upstreamHeadersMs?: number;
+  /** Time from the request's start to its dispatch upstream: reading, redacting and gating the body. */
+  beforeUpstreamMs?: number;
+}
+
+/** A proxied request as it starts (for views that show requests in flight): names only, like the summary. */
+export interface RequestStart {
+  id: string;
+  method: string;
+  route: string;
+  provider: string;
+  client: string;
+  at: number;
 }
 
 export interface RunReport {
@@ -42,10 +65,12 @@ export interface RunReport {
 export interface RunStats {
   record(summary: RequestSummary): void;
   snapshot(): RunReport;
+  /** Present when someone watches requests start (the dashboard); the proxy calls it once per proxied request. */
+  start?: (request: RequestStart) => void;
 }
 
 /** An in-memory accumulator (bounded by the number of secret names and outcomes, not by requests). */
-export function createRunStats(onRecord?: (summary: RequestSummary) => void): RunStats {
+export function createRunStats(onRecord?: (summary: RequestSummary) => void, onStart?: (request: RequestStart) => void): RunStats {
   const report: RunReport = { requests: 0, byOutcome: {}, redactions: {}, restores: {}, blocks: 0, blockedBySecret: {}, restoreMisses: 0, upstreamErrors: 0, withheld: 0, withheldBySecret: {} };
   const add = (into: Record<string, number>, from: Record<string, number>): void => {
     for (const [k, v] of Object.entries(from)) into[k] = (into[k] ?? 0) + v;
@@ -70,5 +95,16 @@ export function createRunStats(onRecord?: (summary: RequestSummary) => void): Ru
       }
     },
     snapshot: () => structuredClone(report),
+    ...(onStart === undefined
+      ? {}
+      : {
+          start(request: RequestStart) {
+            try {
+              onStart(request);
+            } catch {
+              // As for onRecord: an observer's failure never affects a request.
+            }
+          },
+        }),
   };
 }

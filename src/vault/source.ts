@@ -116,6 +116,10 @@ export function createVaultSecretSource(unlocked: Vault, options: VaultSourceOpt
         if (listeners.size === 0 && timer !== undefined) { clearInterval(timer); timer = undefined; }
       };
     },
+    changeHosts(name, change) {
+      if (closed) return err(vaultError('FICTA_VAULT_UNAVAILABLE', 'the vault source is closed'));
+      return vault.changeHosts(name, change);
+    },
     async getKey(): Promise<Result<Buffer>> {
       if (closed) return err(vaultError('FICTA_VAULT_UNAVAILABLE', 'the vault source is closed'));
       return ok(vault.placeholderKey());
