@@ -58,6 +58,8 @@ async function loadSources() {
     process.stderr.write(`ficta: install: no current build in ${new URL('dist/', root).pathname} and no tsx to run the sources; run "pnpm install" (or "pnpm build") in the checkout\n`);
     process.exit(1);
   }
-  register();
+  // The checkout's tsconfig, whatever the working directory: tsx looks for one from the cwd, and without
+  // it the dashboard's JSX (hono/jsx, tsconfig's jsxImportSource) would compile for React.
+  register({ tsconfig: new URL('tsconfig.json', root).pathname });
   return (await import('../src/cli/main.ts')).main;
 }
