@@ -14,6 +14,7 @@ import { logRefusedRequest, refusedRoute, tunnelRoute, type RequestLogDeps } fro
 import { createUpstreamClient } from './server/upstream.ts';
 import { openaiErrors } from './providers/error-shapes.ts';
 import { createRouter } from './providers/routes.ts';
+import { mcpDirectoryFor } from './mcp/config.ts';
 import { createUpstreamTable } from './providers/upstreams.ts';
 import { createEnvFileSource, createEnvVarSource } from './secrets/env-sources.ts';
 import { createFilePlaceholderKeyProvider } from './secrets/placeholder-key-file.ts';
@@ -99,7 +100,8 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
   const registry = registryResult.value;
 
   const upstream = createUpstreamClient(config.limits);
-  const router = createRouter(table.value);
+  const mcp = mcpDirectoryFor(config.mcp);
+  const router = createRouter(table.value, mcp);
   const inFlight = createInFlight();
   const stats = createRunStats(options.onRequest);
   const watermarker = config.watermark.enabled ? createWatermarker({ config: config.watermark, home: config.home, logger }) : undefined;
@@ -111,6 +113,7 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
       logger,
       limits: config.limits,
       restore: config.restore,
+      mcp,
       stats,
       ...(watermarker === undefined ? {} : { watermarker }),
     },

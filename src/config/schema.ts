@@ -4,6 +4,7 @@ import { z } from './zod.ts';
 import { DetectConfigSchema } from '../detect/config.ts';
 import { BUILT_IN_UPSTREAMS, namedUpstreamProblem } from '../providers/upstreams.ts';
 import { HostListSchema, RestoreConfigSchema } from '../sinks/config.ts';
+import { McpConfigSchema } from '../mcp/config.ts';
 import { WatermarkConfigSchema } from '../watermark/config.ts';
 
 const MiB = 1024 * 1024;
@@ -119,6 +120,8 @@ export const ConfigSchema = z
     failOnBlock: z.boolean().default(false),
     /** Restore into tool calls: mode and allowed hosts (see src/sinks/config.ts). */
     restore: RestoreConfigSchema.prefault({}),
+    /** MCP servers: remote ones are destinations of their tools' arguments and reachable at /mcp/<name>/ (see src/mcp/config.ts). */
+    mcp: McpConfigSchema.prefault({}),
     /** Watermarks and the attribution registry (see src/watermark/config.ts). */
     watermark: WatermarkConfigSchema.prefault({}),
     /** Detection of credentials nobody registered (see src/detect/config.ts). */

@@ -16,7 +16,8 @@ export function inspect(set: SecretSet, buf: Buffer, options: ViewOptions = {}):
   const hits: Hit[] = [];
   if (set.inert || buf.length === 0) return hits;
   collectHits(set, buf, options, hits);
-  return hits;
+  const exempt = set.exempt;
+  return exempt === undefined || hits.length === 0 ? hits : hits.filter((h) => !exempt(h.secret));
 }
 
 /**

@@ -72,6 +72,16 @@ export interface SecretSet {
   nameFor(index: number): string;
   /** The (negative) secret index of a detected value, stored under its placeholder from this set's key. */
   detected(value: string, kind: number): number;
+  /**
+   * Secrets this view of the set lets through (a scoped set: values allowed to reach an MCP server's host):
+   * redaction and the gate skip their hits. Undefined on a compiled set.
+   */
+  readonly exempt?: (secret: number) => boolean;
+}
+
+/** The same set, except that hits of secrets `exempt` says yes to are not found (redacted or gated). */
+export function scopeSecretSet(set: SecretSet, exempt: (secret: number) => boolean): SecretSet {
+  return { ...set, exempt };
 }
 
 const NO_HOSTS: readonly string[] = [];

@@ -12,7 +12,10 @@ import { classifyBody } from '../redact/body-kind.ts';
 import { redactBody } from '../redact/body.ts';
 import { describeFindings, gateRequest, type Finding } from '../redact/gate.ts';
 import { forwardableHeaders, headerList, redactHeaders, type HeaderList } from '../redact/headers.ts';
-import type { SecretSet } from '../redact/secret-set.ts';
+import { scopeSecretSet, type SecretSet } from '../redact/secret-set.ts';
+import type { McpDirectory } from '../mcp/servers.ts';
+import { createEndpointRewriter, type EndpointRewriter } from '../mcp/endpoint-event.ts';
+import { hostedMcpServers } from '../mcp/hosted.ts';
 import { maskValues, pathOfTarget, redactTarget } from '../redact/url.ts';
 import { createRestoreStats } from '../restore/restore-bytes.ts';
 import { unavailableError, type SecretRegistry } from '../secrets/registry.ts';
@@ -46,18 +49,40 @@ export interface ProxyDeps {
    * the response restorers hand each complete tool call to a sink over the tool-call gate.
    */
   restore?: RestoreConfig;
+  /** Known MCP servers: their tools' calls are decided against their hosts. */
+  mcp?: McpDirectory;
 }
 
 const GUARDED: RestoreConfig = { toolCalls: 'guarded', allowHosts: [] };
 /** The compiled policy per secret set (a set changes when the vault does; its hosts with it). */
-const policies = new WeakMap<SecretSet, { config: RestoreConfig; policy: RestorePolicy }>();
+const policies = new WeakMap<SecretSet, { config: RestoreConfig; mcp: McpDirectory | undefined; policy: RestorePolicy; scoped: Map<string, SecretSet> }>();
 
-function policyOf(set: SecretSet, config: RestoreConfig): RestorePolicy {
+function policyEntry(set: SecretSet, config: RestoreConfig, mcp: McpDirectory | undefined): { policy: RestorePolicy; scoped: Map<string, SecretSet> } {
   const hit = policies.get(set);
-  if (hit !== undefined && hit.config === config) return hit.policy;
-  const policy = policyFor(set, config);
-  policies.set(set, { config, policy });
-  return policy;
+  if (hit !== undefined && hit.config === config && hit.mcp === mcp) return hit;
+  const entry = { config, mcp, policy: policyFor(set, config, mcp), scoped: new Map<string, SecretSet>() };
+  policies.set(set, entry);
+  return entry;
+}
+
+function policyOf(set: SecretSet, config: RestoreConfig, mcp: McpDirectory | undefined): RestorePolicy {
+  return policyEntry(set, config, mcp).policy;
+}
+
+/**
+ * The set as redaction and the gate see it on a route to an MCP server at `host`: values allowed to
+ * reach that host (`--allow-host`, per-secret hosts) go through; every other registered or detected value
+ * is redacted, or blocks.
+ */
+function scopedFor(set: SecretSet, config: RestoreConfig, mcp: McpDirectory | undefined, host: string): SecretSet {
+  const entry = policyEntry(set, config, mcp);
+  let scoped = entry.scoped.get(host);
+  if (scoped === undefined) {
+    const policy = entry.policy;
+    scoped = scopeSecretSet(set, (secret) => policy.allows(secret, host));
+    entry.scoped.set(host, scoped);
+  }
+  return scoped;
 }
 
 let sequence = 0;
@@ -109,10 +134,11 @@ export async function proxyRequest(deps: ProxyDeps, route: ResolvedRoute, req: I
     // The target is redacted first, so every log line of this request shows the redacted path (a value
     // across a `/`, which the gate blocks, is masked in the log too).
     log.site = 'redact-target';
-    const target = redactTarget(set, route.target, log.redactions, route.authQuery);
+    const outgoing = route.mcp === undefined ? set : scopedFor(set, deps.restore ?? GUARDED, deps.mcp, route.mcp.host);
+    const target = redactTarget(outgoing, route.target, log.redactions, route.authQuery);
     log.route = maskValues(set, pathOfTarget(target));
     if (hasDotSegment(route.target)) throw dotSegmentError();
-    await forward(deps, route, target, req, res, set, log, client, publicBase);
+    await forward(deps, route, target, req, res, set, outgoing, log, client, publicBase);
   } catch (error) {
     if (isFictaError(error, 'FICTA_CLIENT_ABORTED') || client.gone) {
       log.outcome = 'client_aborted';
@@ -141,6 +167,7 @@ async function forward(
   req: IncomingMessage,
   res: ServerResponse,
   set: SecretSet,
+  outgoing: SecretSet,
   log: RequestLog,
   client: ClientState,
   publicBase: string | undefined,
@@ -162,19 +189,23 @@ async function forward(
   // File bytes (uploads) are forwarded byte-exact and only gated, whatever content-type they carry.
   const contentType = headerValue(sendHeaders, 'content-type');
   const kind = route.upstream.isFileBody(route.pathname, (n) => headerValue(sendHeaders, n)) ? 'binary' : classifyBody(contentType, body);
-  const redacted = redactBody(set, body, kind, log.redactions, contentType);
+  // `outgoing` is `set` except on an MCP route, where values allowed to reach the server's host go through.
+  const redacted = redactBody(outgoing, body, kind, log.redactions, contentType);
   const upstream = route.upstream;
   const target = upstream.basePath + redactedTarget;
-  redactHeaders(set, sendHeaders, log.redactions);
+  const authHeaders = route.mcp?.authHeaders;
+  redactHeaders(outgoing, sendHeaders, log.redactions, authHeaders);
   filterAcceptEncoding(sendHeaders);
+  // Provider-hosted MCP servers the request declares: their calls in the response are decided against their hosts.
+  const hosted = route.mcp === undefined && kind === 'json' ? hostedMcpServers(body) : undefined;
 
   log.site = 'gate';
   const findings = gateRequest(
-    set,
-    { target, headers: sendHeaders, body: redacted.bytes, bodyKind: kind, authQuery: route.authQuery },
+    outgoing,
+    { target, headers: sendHeaders, body: redacted.bytes, bodyKind: kind, authQuery: route.authQuery, ...(authHeaders === undefined ? {} : { authHeaders }) },
     redacted.clean ? { scannedCleanBody: redacted.bytes } : {},
   );
-  if (findings.length > 0) block(set, log, findings);
+  if (findings.length > 0) block(set, log, findings, route.mcp === undefined ? undefined : `MCP server ${route.mcp.server.name}`);
 
   // Watermark after the gate, then gate again: the marked bytes are what is sent (DESIGN §1).
   let outBody = redacted.bytes;
@@ -183,7 +214,7 @@ async function forward(
     const sessionId = deps.watermarker.sessionFor((n) => headerValue(sendHeaders, n));
     const marked = deps.watermarker.markRequestBody(redacted.bytes, { provider: route.provider, route: log.route, sessionId, requestId: log.id });
     if (marked.body !== redacted.bytes) {
-      const again = gateRequest(set, { target, headers: sendHeaders, body: marked.body, bodyKind: kind, authQuery: route.authQuery });
+      const again = gateRequest(outgoing, { target, headers: sendHeaders, body: marked.body, bodyKind: kind, authQuery: route.authQuery, ...(authHeaders === undefined ? {} : { authHeaders }) });
       if (again.length > 0) block(set, log, again);
       outBody = marked.body;
     }
@@ -198,6 +229,7 @@ async function forward(
   const t0 = performance.now();
   await new Promise<void>((resolve, reject) => {
     let writer: ResponseWriter | undefined;
+    let endpoint: EndpointRewriter | undefined;
     let settled = false;
     const settle = (error?: unknown): void => {
       if (settled) return;
@@ -215,7 +247,12 @@ async function forward(
           log.status = status;
           const headers = publicBase === undefined ? upstreamHeaders : pointBackThroughProxy(upstreamHeaders, route.upstream, publicBase);
           // With no secrets there is no placeholder to restore, so no tool call to decide on.
-          const sink = set.inert ? undefined : createToolCallSink(createToolCallGate(set, policyOf(set, deps.restore ?? GUARDED), log.restore, log.withheld), route.adapter.id);
+          const sink = set.inert ? undefined : createToolCallSink(createToolCallGate(set, policyOf(set, deps.restore ?? GUARDED, deps.mcp), log.restore, log.withheld), route.adapter.id, hosted);
+          // The HTTP+SSE transport's `endpoint` event must lead back through this route.
+          const contentTypeOut = String(headers['content-type'] ?? '');
+          if (route.mcp !== undefined && method === 'GET' && publicBase !== undefined && contentTypeOut.includes('text/event-stream')) {
+            endpoint = createEndpointRewriter(route.mcp.url, new URL(publicBase).pathname);
+          }
           writer = createResponseWriter(
             deps,
             route.adapter,
@@ -232,8 +269,15 @@ async function forward(
             sink,
           );
         },
-        onData: (chunk) => writer?.write(chunk) ?? true,
-        onEnd: () => writer?.end(),
+        onData: (chunk) => {
+          const out = endpoint === undefined ? chunk : endpoint.write(chunk);
+          return out.length === 0 ? true : (writer?.write(out) ?? true);
+        },
+        onEnd: () => {
+          const rest = endpoint?.end();
+          if (rest !== undefined && rest.length > 0) writer?.write(rest);
+          writer?.end();
+        },
         onError(error, afterHead) {
           if (settled) return;
           if (client.gone) return settle(new FictaError('FICTA_CLIENT_ABORTED', 'response: client went away', { cause: error }));
@@ -282,7 +326,7 @@ function streamFailed(deps: ProxyDeps, log: RequestLog, res: ServerResponse, err
 }
 
 /** Refuses the request: records names and surfaces (the request line carries them), throws the 403 the client will see. */
-function block(set: SecretSet, log: RequestLog, findings: Finding[]): never {
+function block(set: SecretSet, log: RequestLog, findings: Finding[], destination = 'the provider'): never {
   log.outcome = 'blocked';
   const seen = new Set<string>();
   for (const f of findings) {
@@ -301,7 +345,7 @@ function block(set: SecretSet, log: RequestLog, findings: Finding[]): never {
     detected.length > 0 && set.detection?.mode === 'block'
       ? 'Remove it from the request, or run ficta with --detect redact.'
       : 'Remove it from the request or let ficta redact it in a JSON string.';
-  throw new FictaError('FICTA_LEAK_BLOCKED', `request blocked: ${what} would reach the provider; nothing was sent. ${advice}`, { status: 403 });
+  throw new FictaError('FICTA_LEAK_BLOCKED', `request blocked: ${what} would reach ${destination}; nothing was sent. ${advice}`, { status: 403 });
 }
 
 function headerValue(headers: HeaderList, name: string): string | undefined {
