@@ -15,6 +15,7 @@ import { createUpstreamClient } from './server/upstream.ts';
 import { openaiErrors } from './providers/error-shapes.ts';
 import { createRouter } from './providers/routes.ts';
 import { mcpDirectoryFor } from './mcp/config.ts';
+import type { McpServer } from './mcp/servers.ts';
 import { createUpstreamTable } from './providers/upstreams.ts';
 import { createEnvFileSource, createEnvVarSource } from './secrets/env-sources.ts';
 import { createFilePlaceholderKeyProvider } from './secrets/placeholder-key-file.ts';
@@ -42,6 +43,8 @@ export interface FictaOptions {
   keyProvider?: PlaceholderKeyProvider;
   /** Told about every finished request (names and counts, as in the run report). */
   onRequest?: (summary: RequestSummary) => void;
+  /** MCP servers found in an agent's configuration (`ficta <agent>`); `[mcp.servers]` of the same name win. */
+  mcpServers?: readonly McpServer[];
 }
 
 export interface Ficta {
@@ -100,7 +103,7 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
   const registry = registryResult.value;
 
   const upstream = createUpstreamClient(config.limits);
-  const mcp = mcpDirectoryFor(config.mcp);
+  const mcp = mcpDirectoryFor(config.mcp, options.mcpServers);
   const router = createRouter(table.value, mcp);
   const inFlight = createInFlight();
   const stats = createRunStats(options.onRequest);

@@ -10,6 +10,7 @@ import { proxyFlags, wantsJson, WRAP_OPTIONS } from './proxy-options.ts';
 import { reportError } from './report-error.ts';
 import { runWrapped } from './wrap.ts';
 import { FictaError } from '../errors.ts';
+import { readAgentMcp } from '../mcp/agent-servers.ts';
 
 /** Each agent's name as its vendor writes it. */
 const NAMES: Record<AgentName, string> = { claude: 'Claude Code', codex: 'Codex', gemini: 'Gemini CLI', opencode: 'opencode' };
@@ -65,7 +66,17 @@ For ${agent}'s own help: ficta ${agent} -- --help`,
         reportError(new FictaError('FICTA_RUN_NOT_FOUND', `${agent}: not found on PATH (install ${NAMES[agent]}, or set FICTA_${agent.toUpperCase()}_BIN)`), io.stderr, json);
         return EXIT_NOT_FOUND;
       }
-      return runWrapped({ mode: agent, ...flags, io, quiet: values.quiet === true, json, plan: (urls) => agentPlan(agent, bin, userArgs, urls, io.env) });
+      // The agent's MCP servers: their tools are destinations, the remote ones are carried through /mcp/<name>.
+      const mcp = readAgentMcp(agent, io.env, process.cwd(), userArgs);
+      return runWrapped({
+        mode: agent,
+        ...flags,
+        io,
+        quiet: values.quiet === true,
+        json,
+        mcpServers: mcp.servers.map((f) => f.server),
+        plan: (urls) => agentPlan(agent, bin, userArgs, urls, io.env, mcp.servers),
+      });
     },
   };
 }

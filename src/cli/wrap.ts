@@ -20,6 +20,7 @@ import { startSession, type ProxySession } from './proxy-session.ts';
 import { reportError } from './report-error.ts';
 import { describeBlocks, formatReportLines } from './report-format.ts';
 import { describeWithheld } from '../sinks/withheld.ts';
+import type { McpServer } from '../mcp/servers.ts';
 
 /** Signals passed on to the command. SIGINT and SIGQUIT from a terminal already reach the command
  * (same foreground process group), so they are forwarded only when stdin is not a TTY. */
@@ -33,6 +34,8 @@ export interface WrapPlan {
   args: string[];
   /** Variables added to (or, when undefined, removed from) the command's environment. */
   env: Record<string, string | undefined>;
+  /** Removes what the plan made for the run (a temporary config overlay), after the command ends. */
+  cleanup?: () => void;
 }
 
 export interface WrapOptions {
@@ -48,6 +51,8 @@ export interface WrapOptions {
   json: boolean;
   /** Builds the command line once the proxy's base URLs are known. */
   plan(urls: BaseUrls): WrapPlan;
+  /** MCP servers found in the agent's configuration: destinations of their tools, reachable at /mcp/<name>. */
+  mcpServers?: readonly McpServer[];
 }
 
 /** The environment every wrapped command gets: the SDKs' base URLs pointing at the proxy. */
@@ -81,6 +86,7 @@ export async function runWrapped(options: WrapOptions): Promise<number> {
       stderr: io.stderr,
       reunlockHint: 'restart the ficta command to unlock it again',
       onRequest: (s, notices) => problems.see(s, notices, logFile),
+      ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers }),
     });
   } catch (error) {
     // Ctrl-C at the vault prompt is an interruption (130), not a failure of ficta.
@@ -101,6 +107,18 @@ export async function runWrapped(options: WrapOptions): Promise<number> {
     else env[k] = v;
   }
 
+  try {
+    return await runPlanned(options, session, plan, env);
+  } finally {
+    plan.cleanup?.();
+  }
+}
+
+async function runPlanned(options: WrapOptions, session: ProxySession, plan: WrapPlan, env: NodeJS.ProcessEnv): Promise<number> {
+  const fail = (error: unknown, code: number): number => {
+    reportError(error, options.io.stderr, options.json);
+    return code;
+  };
   const child = spawn(plan.command, plan.args, { stdio: 'inherit', env });
   const forward = (signal: NodeJS.Signals): void => {
     if ((signal === 'SIGINT' || signal === 'SIGQUIT') && process.stdin.isTTY === true) return;

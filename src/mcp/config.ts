@@ -1,6 +1,6 @@
 // The `[mcp.servers.<name>]` tables of the main config (`url = "https://…"` or `local = true`), and the
-// directory the proxy builds from them. The agent commands add the servers they find in the agent's own
-// configuration under the same key (a config file's declaration of the same name wins).
+// directory the proxy builds from them, with the servers the agent commands find in the agent's own
+// configuration (a declaration of the same name in the config wins).
 
 import { z } from '../config/zod.ts';
 import { createMcpDirectory, localServer, remoteServer, type McpDirectory, type McpServer } from './servers.ts';
@@ -53,13 +53,9 @@ export function serversFromConfig(config: McpConfig): McpServer[] {
   return out;
 }
 
-/** The directory for a validated `mcp` table. */
-export function mcpDirectoryFor(config: McpConfig): McpDirectory {
-  return createMcpDirectory(serversFromConfig(config));
-}
-
-/** A server as a config entry (what the agent commands pass down as defaults). */
-export function serverToConfig(server: McpServer): z.input<typeof McpServerConfigSchema> {
-  if (server.kind === 'local' || server.url === undefined) return { local: true };
-  return { url: server.url, transport: server.transport ?? 'http', authHeaders: [...server.authHeaders] };
+/** The directory for a validated `mcp` table, plus servers found elsewhere (an agent's config) that it does not name. */
+export function mcpDirectoryFor(config: McpConfig, found: readonly McpServer[] = []): McpDirectory {
+  const declared = serversFromConfig(config);
+  const names = new Set(declared.map((s) => s.name));
+  return createMcpDirectory([...found.filter((s) => !names.has(s.name)), ...declared]);
 }
