@@ -20,6 +20,8 @@ export interface McpRoute {
   url: URL;
   /** `mcp/<encoded name>`: the route's prefix after the token. */
   prefix: string;
+  /** What the request log shows as its route: `/mcp/<name>` and the client's own path below it, never the server URL's path (it may hold a key). */
+  logPath: string;
 }
 
 export interface McpResolved {
@@ -60,6 +62,13 @@ export function resolveMcp(directory: McpDirectory, rawTarget: string): McpResol
   return {
     upstream,
     target,
-    mcp: { server, host: server.host, authHeaders: new Set(server.authHeaders), url, prefix: `${MCP_ROUTE}/${encodeURIComponent(server.name)}` },
+    mcp: {
+      server,
+      host: server.host,
+      authHeaders: new Set(server.authHeaders),
+      url,
+      prefix: `${MCP_ROUTE}/${encodeURIComponent(server.name)}`,
+      logPath: `/${MCP_ROUTE}/${encodeURIComponent(server.name)}${tail.startsWith('/') ? tail.split('?', 1)[0] : ''}`,
+    },
   };
 }

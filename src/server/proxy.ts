@@ -12,7 +12,7 @@ import { classifyBody } from '../redact/body-kind.ts';
 import { redactBody } from '../redact/body.ts';
 import { describeFindings, gateRequest, type Finding } from '../redact/gate.ts';
 import { forwardableHeaders, headerList, redactHeaders, type HeaderList } from '../redact/headers.ts';
-import { scopeSecretSet, type SecretSet } from '../redact/secret-set.ts';
+import type { SecretSet } from '../redact/secret-set.ts';
 import type { McpDirectory } from '../mcp/servers.ts';
 import { createEndpointRewriter, type EndpointRewriter } from '../mcp/endpoint-event.ts';
 import { hostedMcpServers } from '../mcp/hosted.ts';
@@ -21,9 +21,9 @@ import { createRestoreStats } from '../restore/restore-bytes.ts';
 import { unavailableError, type SecretRegistry } from '../secrets/registry.ts';
 import { dotSegmentError, hasDotSegment } from './dot-segments.ts';
 import type { RestoreConfig } from '../sinks/config.ts';
-import { createToolCallGate, policyFor } from '../sinks/tool-call-gate.ts';
+import { createToolCallGate } from '../sinks/tool-call-gate.ts';
+import { policyOf, scopedFor } from './policies.ts';
 import { createToolCallSink } from '../sinks/tool-call-sink.ts';
-import type { RestorePolicy } from '../sinks/policy.ts';
 import { createWithheldCounts } from '../sinks/withheld.ts';
 import { sendError, toHttpError } from './error-response.ts';
 import { decodeBody, parseContentEncoding, readBody, SUPPORTED_CODINGS } from './request-body.ts';
@@ -54,37 +54,6 @@ export interface ProxyDeps {
 }
 
 const GUARDED: RestoreConfig = { toolCalls: 'guarded', allowHosts: [] };
-/** The compiled policy per secret set (a set changes when the vault does; its hosts with it). */
-const policies = new WeakMap<SecretSet, { config: RestoreConfig; mcp: McpDirectory | undefined; policy: RestorePolicy; scoped: Map<string, SecretSet> }>();
-
-function policyEntry(set: SecretSet, config: RestoreConfig, mcp: McpDirectory | undefined): { policy: RestorePolicy; scoped: Map<string, SecretSet> } {
-  const hit = policies.get(set);
-  if (hit !== undefined && hit.config === config && hit.mcp === mcp) return hit;
-  const entry = { config, mcp, policy: policyFor(set, config, mcp), scoped: new Map<string, SecretSet>() };
-  policies.set(set, entry);
-  return entry;
-}
-
-function policyOf(set: SecretSet, config: RestoreConfig, mcp: McpDirectory | undefined): RestorePolicy {
-  return policyEntry(set, config, mcp).policy;
-}
-
-/**
- * The set as redaction and the gate see it on a route to an MCP server at `host`: values allowed to
- * reach that host (`--allow-host`, per-secret hosts) go through; every other registered or detected value
- * is redacted, or blocks.
- */
-function scopedFor(set: SecretSet, config: RestoreConfig, mcp: McpDirectory | undefined, host: string): SecretSet {
-  const entry = policyEntry(set, config, mcp);
-  let scoped = entry.scoped.get(host);
-  if (scoped === undefined) {
-    const policy = entry.policy;
-    scoped = scopeSecretSet(set, (secret) => policy.allows(secret, host));
-    entry.scoped.set(host, scoped);
-  }
-  return scoped;
-}
-
 let sequence = 0;
 const RUN_ID = Math.random().toString(36).slice(2, 8);
 
@@ -136,7 +105,7 @@ export async function proxyRequest(deps: ProxyDeps, route: ResolvedRoute, req: I
     log.site = 'redact-target';
     const outgoing = route.mcp === undefined ? set : scopedFor(set, deps.restore ?? GUARDED, deps.mcp, route.mcp.host);
     const target = redactTarget(outgoing, route.target, log.redactions, route.authQuery);
-    log.route = maskValues(set, pathOfTarget(target));
+    log.route = maskValues(set, route.mcp?.logPath ?? pathOfTarget(target));
     if (hasDotSegment(route.target)) throw dotSegmentError();
     await forward(deps, route, target, req, res, set, outgoing, log, client, publicBase);
   } catch (error) {

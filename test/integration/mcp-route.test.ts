@@ -207,6 +207,62 @@ describe('provider-hosted MCP tools', () => {
     });
   }, 30_000);
 
+  /** Streamed: the arguments as deltas, then whole copies (`*.done`, `output_item.done`, `response.completed`). */
+  async function streamed(f: TestFicta, format: 'responses' | 'anthropic'): Promise<string[]> {
+    const ev = (name: string, data: Record<string, unknown>): string => `event: ${name}\ndata: ${JSON.stringify({ type: name, ...data })}\n\n`;
+    up.setScript((req) => {
+      const args = JSON.stringify({ body: `token ${placeholderIn(req.body)}` });
+      const parts = args.match(/.{1,5}/gs) ?? [];
+      if (format === 'responses') {
+        const item = { id: 'mcp_1', type: 'mcp_call', server_label: 'tracker', name: 'record', arguments: args, output: 'ok', status: 'completed' };
+        return {
+          sse:
+            ev('response.output_item.added', { output_index: 0, item: { ...item, arguments: '', output: null, status: 'in_progress' } }) +
+            parts.map((d) => ev('response.mcp_call_arguments.delta', { item_id: 'mcp_1', output_index: 0, delta: d })).join('') +
+            ev('response.mcp_call_arguments.done', { item_id: 'mcp_1', output_index: 0, arguments: args }) +
+            ev('response.output_item.done', { output_index: 0, item }) +
+            ev('response.completed', { response: { id: 'resp_1', status: 'completed', output: [item] } }),
+          chunking: { seed: 7, max: 9 },
+        };
+      }
+      return {
+        sse:
+          ev('message_start', { message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-x', content: [] } }) +
+          ev('content_block_start', { index: 0, content_block: { type: 'mcp_tool_use', id: 'mcptoolu_1', name: 'record', server_name: 'tracker', input: {} } }) +
+          parts.map((d) => ev('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: d } })).join('') +
+          ev('content_block_stop', { index: 0 }) +
+          ev('message_stop', {}),
+        chunking: { seed: 7, max: 9 },
+      };
+    });
+    const body = format === 'responses'
+      ? { model: 'gpt-x', stream: true, tools: [{ type: 'mcp', server_label: 'tracker', server_url: HOSTED }], input: `file it with ${GITHUB}` }
+      : { model: 'claude-x', max_tokens: 100, stream: true, mcp_servers: [{ type: 'url', url: HOSTED, name: 'tracker' }], messages: [{ role: 'user', content: `file it with ${GITHUB}` }] };
+    const r = await fetch(`${f.url}/${format === 'responses' ? 'openai/v1/responses' : 'anthropic/v1/messages'}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test', 'x-api-key': 'sk-ant-test', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify(body),
+    });
+    const events = (await r.text()).split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)));
+    // Every copy of the arguments the client gets: the joined deltas, then each whole copy.
+    const deltas = events.filter((e) => e.type === 'response.mcp_call_arguments.delta' || e.delta?.type === 'input_json_delta').map((e) => e.delta?.partial_json ?? e.delta).join('');
+    const copies = events.flatMap((e) => [e.arguments, e.item?.arguments, ...(e.response?.output ?? []).map((o: any) => o.arguments)]).filter((a) => typeof a === 'string' && a !== '');
+    return [deltas, ...copies].map((a) => (JSON.parse(a) as { body: string }).body);
+  }
+
+  it('decides streamed calls the same way, every copy alike', async () => {
+    await withFicta({}, async (f) => {
+      for (const format of ['responses', 'anthropic'] as const) {
+        const got = await streamed(f, format);
+        expect(got.length, format).toBe(format === 'responses' ? 4 : 1);
+        for (const b of got) expect(b, format).toMatch(new RegExp(`^token ${PLACEHOLDER.source}$`));
+      }
+    });
+    await withFicta({ restore: { allowHosts: ['mcp.tracker.example'] } }, async (f) => {
+      for (const format of ['responses', 'anthropic'] as const) expect(await streamed(f, format), format).toEqual(format === 'responses' ? Array(4).fill(`token ${GITHUB}`) : [`token ${GITHUB}`]);
+    });
+  }, 30_000);
+
   it('restores it when that host is allowed', async () => {
     await withFicta({ restore: { allowHosts: ['mcp.tracker.example'] } }, async (f) => {
       expect(await responses(f, 'tracker')).toBe(`token ${GITHUB}`);
