@@ -217,7 +217,8 @@ async function forward(
           const headers = publicBase === undefined ? upstreamHeaders : pointBackThroughProxy(upstreamHeaders, route.upstream, publicBase);
           // With no secrets there is no placeholder to restore, so no tool call to decide on.
           const sink = set.inert ? undefined : createToolCallSink(createToolCallGate(set, policyOf(set, deps.restore ?? GUARDED, deps.mcp), log.restore, log.withheld), route.adapter.id, hosted);
-          // The HTTP+SSE transport's `endpoint` event must lead back through this route.
+          // The HTTP+SSE transport's `endpoint` event must lead back through this route (clients that try
+          // Streamable HTTP first and fall back to it, opencode's, do not say which they speak: every GET stream is read).
           const contentTypeOut = String(headers['content-type'] ?? '');
           if (route.mcp !== undefined && method === 'GET' && publicBase !== undefined && contentTypeOut.includes('text/event-stream')) {
             endpoint = createEndpointRewriter(route.mcp.url, new URL(publicBase).pathname);
