@@ -75,6 +75,7 @@ For ${agent}'s own help: ficta ${agent} -- --help`,
         quiet: values.quiet === true,
         json,
         mcpServers: mcp.servers.map((f) => f.server),
+        mcpProblems: mcp.problems,
         plan: (urls) => agentPlan(agent, bin, userArgs, urls, io.env, mcp.servers),
       });
     },

@@ -53,6 +53,8 @@ export interface WrapOptions {
   plan(urls: BaseUrls): WrapPlan;
   /** MCP servers found in the agent's configuration: destinations of their tools, reachable at /mcp/<name>. */
   mcpServers?: readonly McpServer[];
+  /** Agent configuration files that exist but could not be read for MCP servers (named on stderr once the proxy runs). */
+  mcpProblems?: readonly string[];
 }
 
 /** The environment every wrapped command gets: the SDKs' base URLs pointing at the proxy. */
@@ -91,6 +93,9 @@ export async function runWrapped(options: WrapOptions): Promise<number> {
   } catch (error) {
     // Ctrl-C at the vault prompt is an interruption (130), not a failure of ficta.
     return fail(error, isFictaError(error, 'FICTA_INTERRUPTED') ? EXIT_INTERRUPTED : EXIT_RUN_FAILED);
+  }
+  for (const p of options.mcpProblems ?? []) {
+    session.notices.warn('mcp_config', `${p}: its MCP servers are unknown to ficta (their tools are withheld when unsure; fix the file or declare them in [mcp.servers])`, { file: p });
   }
   let plan: WrapPlan;
   try {

@@ -5,10 +5,13 @@
 
 import { normalizeHost } from '../sinks/hosts.ts';
 
-/** Label → host of each hosted server the request declares (empty for most requests: no JSON is parsed without a hint). */
-export function hostedMcpServers(body: Buffer): Map<string, string> {
+/**
+ * Label → host of each hosted server a Responses or Anthropic Messages request declares (empty for most
+ * requests: no JSON is parsed unless the body holds the key that declares one).
+ */
+export function hostedMcpServers(body: Buffer, format: 'openai-responses' | 'anthropic-messages'): Map<string, string> {
   const out = new Map<string, string>();
-  if (body.length === 0 || (!body.includes('server_url') && !body.includes('mcp_servers'))) return out;
+  if (body.length === 0 || !body.includes(format === 'openai-responses' ? 'server_url' : 'mcp_servers')) return out;
   let doc: unknown;
   try {
     doc = JSON.parse(body.toString('utf8'));

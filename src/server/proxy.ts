@@ -166,7 +166,7 @@ async function forward(
   redactHeaders(outgoing, sendHeaders, log.redactions, authHeaders);
   filterAcceptEncoding(sendHeaders);
   // Provider-hosted MCP servers the request declares: their calls in the response are decided against their hosts.
-  const hosted = route.mcp === undefined && kind === 'json' ? hostedMcpServers(body) : undefined;
+  const hosted = kind === 'json' && (route.adapter.id === 'openai-responses' || route.adapter.id === 'anthropic-messages') ? hostedMcpServers(body, route.adapter.id) : undefined;
 
   log.site = 'gate';
   const findings = gateRequest(

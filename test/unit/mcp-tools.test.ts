@@ -109,11 +109,12 @@ describe('the restore rule for MCP tools', () => {
 describe('hosted MCP servers in a request', () => {
   test('Responses tools and Anthropic mcp_servers', () => {
     const responses = Buffer.from(JSON.stringify({ tools: [{ type: 'mcp', server_label: 'a', server_url: 'https://A.example/mcp' }, { type: 'function', name: 'f' }, { type: 'mcp', server_label: 'c', connector_id: 'connector_gmail' }] }));
-    expect([...hostedMcpServers(responses)]).toEqual([['a', 'a.example']]);
+    expect([...hostedMcpServers(responses, 'openai-responses')]).toEqual([['a', 'a.example']]);
     const anthropic = Buffer.from(JSON.stringify({ mcp_servers: [{ type: 'url', url: 'https://b.example:8443/x', name: 'b' }, { type: 'url', url: 'not a url', name: 'bad' }] }));
-    expect([...hostedMcpServers(anthropic)]).toEqual([['b', 'b.example']]);
-    expect(hostedMcpServers(Buffer.from('{"messages":[]}')).size).toBe(0);
-    expect(hostedMcpServers(Buffer.from('server_url {not json')).size).toBe(0);
+    expect([...hostedMcpServers(anthropic, 'anthropic-messages')]).toEqual([['b', 'b.example']]);
+    expect(hostedMcpServers(Buffer.from('{"messages":[]}'), 'anthropic-messages').size).toBe(0);
+    expect(hostedMcpServers(anthropic, 'openai-responses').size).toBe(0);
+    expect(hostedMcpServers(Buffer.from('server_url {not json'), 'openai-responses').size).toBe(0);
   });
 });
 
