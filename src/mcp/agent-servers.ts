@@ -12,7 +12,7 @@ export type McpAgent = 'claude' | 'codex' | 'gemini' | 'opencode';
 export function readAgentMcp(agent: McpAgent, env: NodeJS.ProcessEnv, cwd: string, args: readonly string[] = []): FoundServers {
   switch (agent) {
     case 'claude':
-      return readClaudeMcp({ env, cwd, print: args.includes('-p') || args.includes('--print') });
+      return readClaudeMcp({ env, cwd, args });
     case 'codex':
       return readCodexMcp({ env, cwd });
     case 'gemini':

@@ -14,8 +14,8 @@ import { localServer, remoteServer } from './servers.ts';
 export interface ClaudeReadOptions {
   env: NodeJS.ProcessEnv;
   cwd: string;
-  /** A headless run (`-p`/`--print`): Claude Code approves project servers by itself. */
-  print: boolean;
+  /** Claude Code's arguments: `-p`/`--print` (project servers approved by themselves), `--mcp-config`, `--strict-mcp-config`. */
+  args: readonly string[];
 }
 
 /** The global config file: $CLAUDE_CONFIG_DIR/.claude.json, else ~/.claude.json. */
@@ -26,7 +26,9 @@ export function claudeGlobalFile(env: NodeJS.ProcessEnv): string {
 
 export function readClaudeMcp(options: ClaudeReadOptions): FoundServers {
   const { env, cwd } = options;
+  const print = options.args.includes('-p') || options.args.includes('--print');
   const problems: string[] = [];
+  const given = mcpConfigArgs(options.args, cwd, problems);
   const globalFile = claudeGlobalFile(env);
   const global = readJsonFile(globalFile, problems) ?? {};
   const projects = objectOf(global.projects) ?? {};
@@ -60,12 +62,40 @@ export function readClaudeMcp(options: ClaudeReadOptions): FoundServers {
       if (listed('disabledMcpjsonServers', n)) return undefined;
       const approved = allApproved || listed('enabledMcpjsonServers', n);
       // A pending server of a name the user or local scope already has is skipped by Claude Code.
-      if (!approved && byName.has(n) && !options.print) return undefined;
-      return approved || options.print;
+      if (!approved && byName.has(n) && !print) return undefined;
+      return approved || print;
     });
   }
   put(project.mcpServers, `${globalFile} projects (local)`, () => true);
+  // `--mcp-config` servers win over every scope; with `--strict-mcp-config` they are the only ones. ficta
+  // does not carry them (which of two same-named --mcp-config servers wins is not its to decide), but
+  // knows their hosts.
+  if (options.args.includes('--strict-mcp-config')) byName.clear();
+  for (const { servers, source } of given) put(servers, source, () => false);
   return { servers: [...byName.values()], problems };
+}
+
+/** The `mcpServers` of each `--mcp-config` argument (files or JSON strings; the option takes several values). */
+function mcpConfigArgs(args: readonly string[], cwd: string, problems: string[]): Array<{ servers: unknown; source: string }> {
+  const values: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (a.startsWith('--mcp-config=')) values.push(a.slice('--mcp-config='.length));
+    else if (a === '--mcp-config') while (i + 1 < args.length && !(args[i + 1] as string).startsWith('-')) values.push(args[++i] as string);
+  }
+  return values.map((v) => {
+    const text = v.trim();
+    if (text.startsWith('{')) {
+      try {
+        return { servers: objectOf(JSON.parse(text))?.mcpServers, source: '--mcp-config' };
+      } catch {
+        problems.push('--mcp-config: not valid JSON');
+        return { servers: undefined, source: '--mcp-config' };
+      }
+    }
+    const file = resolve(cwd, text);
+    return { servers: readJsonFile(file, problems)?.mcpServers, source: `${file} (--mcp-config)` };
+  });
 }
 
 /** Claude Code's settings files that may approve project servers (user, project, local). */

@@ -59,6 +59,18 @@ describe('Claude Code: ~/.claude.json (user, local) and .mcp.json (project)', ()
     expect(summary(found).approved).toMatchObject({ host: 'tracker.example', approved: true });
   });
 
+  test('--mcp-config servers win (known, not carried); --strict-mcp-config leaves only them', () => {
+    put(join(root, 'extra.json'), JSON.stringify({ mcpServers: { shared: { type: 'http', url: 'https://flag.example/mcp' } } }));
+    const inline = JSON.stringify({ mcpServers: { inline: { type: 'sse', url: 'https://inline.example/sse' } } });
+    const found = readAgentMcp('claude', { HOME: home }, work, ['--mcp-config', join(root, 'extra.json'), inline, '-p', 'x']);
+    expect(summary(found).shared).toMatchObject({ host: 'flag.example', approved: false });
+    expect(summary(found).inline).toMatchObject({ host: 'inline.example', transport: 'sse', approved: false });
+    expect(summary(found).sentry).toMatchObject({ approved: true });
+    const strict = readAgentMcp('claude', { HOME: home }, work, [`--mcp-config=${join(root, 'extra.json')}`, '--strict-mcp-config', '-p']);
+    expect(Object.keys(summary(strict))).toEqual(['shared']);
+    expect(agentPlan('claude', '/bin/claude', ['--strict-mcp-config'], baseUrls('http://127.0.0.1:5000', 'tok'), {}, strict.servers).args).toEqual(['--strict-mcp-config']);
+  });
+
   test('CLAUDE_CONFIG_DIR moves the global file; an unreadable file is a problem, not a crash', () => {
     put(join(root, 'cfg', '.claude.json'), '{ not json');
     const found = readAgentMcp('claude', { HOME: home, CLAUDE_CONFIG_DIR: join(root, 'cfg') }, work, ['-p']);
