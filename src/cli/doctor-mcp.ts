@@ -24,7 +24,7 @@ export function checkAgentMcp(agent: McpAgent, env: NodeJS.ProcessEnv, cwd: stri
     const how = through.has(server.name) && agent !== 'gemini'
       ? `carried through ficta at /mcp/${encodeURIComponent(server.name)} (${server.transport === 'sse' ? 'HTTP+SSE' : 'Streamable HTTP'})`
       : agent === 'gemini'
-        ? `not carried (Gemini CLI has no override ficta can use): ${server.url?.startsWith('https:') === true ? "under ficta gemini its HTTPS_PROXY is ficta, which refuses the tunnel" : 'reached directly'}; its tools still count as calls to this host`
+        ? `not carried (Gemini CLI has no override ficta can use): ${server.url?.startsWith('https:') === true ? "reached directly, or refused if its MCP client honours the HTTPS_PROXY ficta gemini sets (ficta, which opens no tunnel)" : 'reached directly'}; its tools still count as calls to this host`
         : server.transport === undefined
           ? 'not over HTTP: reached directly; its tools still count as calls to this host'
           : approved
