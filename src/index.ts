@@ -15,6 +15,8 @@ import { logRefusedRequest, refusedRoute, tunnelRoute, type RequestLogDeps } fro
 import { createUpstreamClient } from './server/upstream.ts';
 import { openaiErrors } from './providers/error-shapes.ts';
 import { createRouter } from './providers/routes.ts';
+import { mcpDirectoryFor } from './mcp/config.ts';
+import type { McpServer } from './mcp/servers.ts';
 import { createUpstreamTable } from './providers/upstreams.ts';
 import { createEnvFileSource, createEnvVarSource } from './secrets/env-sources.ts';
 import { createFilePlaceholderKeyProvider } from './secrets/placeholder-key-file.ts';
@@ -43,6 +45,8 @@ export interface FictaOptions {
   onRequest?: (summary: RequestSummary) => void;
   /** The command this proxy serves (serve, run, claude, …), shown by the dashboard. */
   mode?: string;
+  /** MCP servers found in an agent's configuration (`ficta <agent>`); `[mcp.servers]` of the same name win. */
+  mcpServers?: readonly McpServer[];
 }
 
 /** The dashboard's handle on a running proxy (present unless `ui.enabled` is false). */
@@ -132,7 +136,8 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
   const registry = registryResult.value;
 
   const upstream = createUpstreamClient(config.limits);
-  const router = createRouter(table.value);
+  const mcp = mcpDirectoryFor(config.mcp, options.mcpServers);
+  const router = createRouter(table.value, mcp);
   const inFlight = createInFlight();
   const onRequest = options.onRequest;
   // The dashboard's ring gets each summary first: one push, nothing else on the request's path.
@@ -145,6 +150,7 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
     logger,
     limits: config.limits,
     restore,
+    mcp,
     stats,
     ...(watermarker === undefined ? {} : { watermarker }),
   };

@@ -12,6 +12,7 @@ import { proxyFlags, wantsJson, WRAP_OPTIONS } from './proxy-options.ts';
 import { reportError } from './report-error.ts';
 import { runWrapped } from './wrap.ts';
 import { FictaError } from '../errors.ts';
+import { readAgentMcp } from '../mcp/agent-servers.ts';
 
 /** Each agent's name as its vendor writes it. */
 const NAMES: Record<AgentName, string> = { claude: 'Claude Code', codex: 'Codex', gemini: 'Gemini CLI', opencode: 'opencode' };
@@ -71,7 +72,18 @@ For ${agent}'s own help: ficta ${agent} -- --help`,
         const hint = geminiAuthHint(io.env, io.cwd ?? process.cwd(), userArgs, process.stdin.isTTY === true);
         if (hint !== undefined) createNotices(io.stderr, json).warn('gemini_auth', `gemini: ${hint}`);
       }
-      return runWrapped({ mode: agent, ...flags, io, quiet: values.quiet === true, json, plan: (urls) => agentPlan(agent, bin, userArgs, urls, io.env) });
+      // The agent's MCP servers: their tools are destinations, the remote ones are carried through /mcp/<name>.
+      const mcp = readAgentMcp(agent, io.env, io.cwd ?? process.cwd(), userArgs);
+      return runWrapped({
+        mode: agent,
+        ...flags,
+        io,
+        quiet: values.quiet === true,
+        json,
+        mcpServers: mcp.servers.map((f) => f.server),
+        mcpProblems: mcp.problems,
+        plan: (urls) => agentPlan(agent, bin, userArgs, urls, io.env, mcp.servers),
+      });
     },
   };
 }

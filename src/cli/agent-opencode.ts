@@ -10,7 +10,7 @@ import type { BaseUrls } from '../server/access.ts';
  * https://api.anthropic.com/v1, @ai-sdk/openai https://api.openai.com/v1, @ai-sdk/google
  * https://generativelanguage.googleapis.com/v1beta.
  */
-export function opencodeConfig(urls: BaseUrls, existing: string | undefined): string {
+export function opencodeConfig(urls: BaseUrls, existing: string | undefined, mcp: Record<string, unknown> = {}): string {
   let base: Record<string, unknown> = {};
   if (existing !== undefined && existing.trim() !== '') {
     try {
@@ -27,13 +27,15 @@ export function opencodeConfig(urls: BaseUrls, existing: string | undefined): st
     const prior = (providers[id] as Record<string, unknown> | undefined) ?? {};
     providers[id] = { ...prior, options: { ...((prior.options as Record<string, unknown> | undefined) ?? {}), baseURL } };
   }
-  return JSON.stringify({ ...base, provider: providers, autoupdate: false, share: 'disabled' });
+  // Remote MCP servers through the proxy's /mcp/<name> route (same-named entries, URL replaced).
+  const servers = Object.keys(mcp).length === 0 ? {} : { mcp: { ...((base.mcp as Record<string, unknown> | undefined) ?? {}), ...mcp } };
+  return JSON.stringify({ ...base, provider: providers, ...servers, autoupdate: false, share: 'disabled' });
 }
 
 /** The environment for opencode behind a proxy with these base URLs. */
-export function opencodeEnv(urls: BaseUrls, env: NodeJS.ProcessEnv): Record<string, string> {
+export function opencodeEnv(urls: BaseUrls, env: NodeJS.ProcessEnv, mcp: Record<string, unknown> = {}): Record<string, string> {
   return {
-    OPENCODE_CONFIG_CONTENT: opencodeConfig(urls, env.OPENCODE_CONFIG_CONTENT),
+    OPENCODE_CONFIG_CONTENT: opencodeConfig(urls, env.OPENCODE_CONFIG_CONTENT, mcp),
     // Its model catalog (models.dev) and update check go straight to their hosts otherwise.
     OPENCODE_DISABLE_MODELS_FETCH: 'true',
     OPENCODE_DISABLE_AUTOUPDATE: 'true',

@@ -1,6 +1,6 @@
 // The agent checks of `ficta doctor claude|codex|gemini|opencode`: the agent is installed, its version,
 // and the exact routing `ficta <agent>` would give it (Codex's login mode, Gemini CLI's auth type). Never
-// a value: only ficta's own part of an agent's configuration is shown.
+// a value: only ficta's own part of an agent's configuration is shown, and its MCP servers by name, kind and host.
 
 import { execFile } from 'node:child_process';
 import { baseUrls } from '../server/access.ts';
@@ -9,6 +9,7 @@ import { geminiSelectedAuth } from './agent-gemini.ts';
 import { agentPlan, findAgent, type AgentName } from './agents.ts';
 import type { AddCheck } from './doctor-checks.ts';
 import type { WrapPlan } from './wrap.ts';
+import { checkAgentMcp } from './doctor-mcp.ts';
 
 /** The agent is installed, its version, and the routing `ficta <agent>` would give it. */
 export async function checkAgent(agent: AgentName, env: NodeJS.ProcessEnv, add: AddCheck): Promise<void> {
@@ -29,6 +30,7 @@ export async function checkAgent(agent: AgentName, env: NodeJS.ProcessEnv, add: 
     add('fail', agent, (error as Error).message);
     return;
   }
+  checkAgentMcp(agent, env, process.cwd(), add);
   const shown = (names: string[]): string => names.map((n) => `${n}=${plan.env[n] ?? ''}`).join(' ');
   switch (agent) {
     case 'claude':

@@ -19,6 +19,7 @@ import { err, ok, type Result } from '../util/result.ts';
 import { vaultExists } from '../vault/path.ts';
 import type { VaultSecretSource } from '../vault/source.ts';
 import { VERSION } from '../version.ts';
+import type { McpServer } from '../mcp/servers.ts';
 import { formatDiscoveryNotice } from './discovery-notice.ts';
 import { publishInstance, publishUiKey } from './instances.ts';
 import { createNotices, type Notices } from './notice.ts';
@@ -60,6 +61,8 @@ export interface StartSessionOptions {
   onRequest?: (summary: RequestSummary, notices: Notices) => void;
   /** Working directory discovery looks in (default: the process's). */
   cwd?: string;
+  /** MCP servers found in the wrapped agent's configuration. */
+  mcpServers?: readonly McpServer[];
 }
 
 /** Loads the config and starts a proxy. */
@@ -87,6 +90,7 @@ export async function startSession(options: StartSessionOptions): Promise<ProxyS
       ...(vault === undefined ? {} : { keyProvider: vault }),
       ...(options.onRequest === undefined ? {} : { onRequest: (s: RequestSummary) => options.onRequest?.(s, notices) }),
       mode: options.mode,
+      ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers }),
     });
     // One start-up line per discovered source (a `discovered` JSON line with --log-format json): counts and
     // variable names, never values.

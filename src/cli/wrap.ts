@@ -20,6 +20,7 @@ import { startSession, type ProxySession } from './proxy-session.ts';
 import { reportError } from './report-error.ts';
 import { describeBlocks, formatReportLines } from './report-format.ts';
 import { describeWithheld } from '../sinks/withheld.ts';
+import type { McpServer } from '../mcp/servers.ts';
 
 /** Signals passed on to the command. SIGINT and SIGQUIT from a terminal already reach the command
  * (same foreground process group), so they are forwarded only when stdin is not a TTY. */
@@ -33,6 +34,8 @@ export interface WrapPlan {
   args: string[];
   /** Variables added to (or, when undefined, removed from) the command's environment. */
   env: Record<string, string | undefined>;
+  /** Removes what the plan made for the run (a temporary config overlay), after the command ends. */
+  cleanup?: () => void;
 }
 
 export interface WrapOptions {
@@ -48,6 +51,10 @@ export interface WrapOptions {
   json: boolean;
   /** Builds the command line once the proxy's base URLs are known. */
   plan(urls: BaseUrls): WrapPlan;
+  /** MCP servers found in the agent's configuration: destinations of their tools, reachable at /mcp/<name>. */
+  mcpServers?: readonly McpServer[];
+  /** Agent configuration files that exist but could not be read for MCP servers (named on stderr once the proxy runs). */
+  mcpProblems?: readonly string[];
 }
 
 /** The environment every wrapped command gets: the SDKs' base URLs pointing at the proxy. */
@@ -82,10 +89,14 @@ export async function runWrapped(options: WrapOptions): Promise<number> {
       stderr: io.stderr,
       reunlockHint: 'restart the ficta command to unlock it again',
       onRequest: (s, notices) => problems.see(s, notices, logFile),
+      ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers }),
     });
   } catch (error) {
     // Ctrl-C at the vault prompt is an interruption (130), not a failure of ficta.
     return fail(error, isFictaError(error, 'FICTA_INTERRUPTED') ? EXIT_INTERRUPTED : EXIT_RUN_FAILED);
+  }
+  for (const p of options.mcpProblems ?? []) {
+    session.notices.warn('mcp_config', `${p}: its MCP servers are unknown to ficta (their tools are withheld when unsure; fix the file or declare them in [mcp.servers])`, { file: p });
   }
   let plan: WrapPlan;
   try {
@@ -104,7 +115,19 @@ export async function runWrapped(options: WrapOptions): Promise<number> {
     else env[k] = v;
   }
 
-  const child = spawn(plan.command, plan.args, { stdio: 'inherit', env, ...(io.cwd === undefined ? {} : { cwd: io.cwd }) });
+  try {
+    return await runPlanned(options, session, plan, env);
+  } finally {
+    plan.cleanup?.();
+  }
+}
+
+async function runPlanned(options: WrapOptions, session: ProxySession, plan: WrapPlan, env: NodeJS.ProcessEnv): Promise<number> {
+  const fail = (error: unknown, code: number): number => {
+    reportError(error, options.io.stderr, options.json);
+    return code;
+  };
+  const child = spawn(plan.command, plan.args, { stdio: 'inherit', env, ...(options.io.cwd === undefined ? {} : { cwd: options.io.cwd }) });
   const forward = (signal: NodeJS.Signals): void => {
     if ((signal === 'SIGINT' || signal === 'SIGQUIT') && process.stdin.isTTY === true) return;
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);

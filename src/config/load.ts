@@ -3,7 +3,7 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse as parseToml } from 'smol-toml';
+import { parseToml } from './toml.ts';
 import type { z } from './zod.ts';
 import { FictaError } from '../errors.ts';
 import { err, ok, type Result } from '../util/result.ts';

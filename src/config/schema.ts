@@ -5,6 +5,7 @@ import { UiConfigSchema } from '../ui/config.ts';
 import { DetectConfigSchema, TermsSchema } from '../detect/config.ts';
 import { BUILT_IN_UPSTREAMS, lowercaseUpstreamNames, namedUpstreamProblem } from '../providers/upstreams.ts';
 import { HostListSchema, RestoreConfigSchema } from '../sinks/config.ts';
+import { McpConfigSchema } from '../mcp/config.ts';
 import { WatermarkConfigSchema } from '../watermark/config.ts';
 
 const MiB = 1024 * 1024;
@@ -102,6 +103,7 @@ export const ConfigSchema = z
     reportFile: z.string().min(1).optional().describe('The run report (JSON: requests, redactions, restores and blocks by secret name) written on exit.'),
     failOnBlock: z.boolean().default(false).describe('Exit non-zero at shutdown when any request was blocked.'),
     restore: RestoreConfigSchema.prefault({}).describe('Restore into tool calls: mode and allowed hosts.'),
+    mcp: McpConfigSchema.prefault({}).describe('MCP servers: remote ones are destinations of their tools\' arguments and reachable at /mcp/<name>/ (see docs/mcp.md).'),
     watermark: WatermarkConfigSchema.prefault({}).describe('Watermarks and the attribution registry.'),
     detect: DetectConfigSchema.prefault({}).describe('Detection of credentials nobody registered.'),
     ui: UiConfigSchema.prefault({}).describe('The dashboard at /_ficta/ (see docs/ui.md).'),

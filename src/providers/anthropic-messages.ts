@@ -3,7 +3,7 @@
 // arguments of the tool call that content_block_start names); a whole message (the non-streamed body,
 // and `message_start`) holds tool_use blocks with `input` as a JSON value.
 
-import { ALL_KEYS, BODY, type DeltaField, type StreamAdapter, type StreamOpen, type ToolCallSite } from './types.ts';
+import { ALL_KEYS, BODY, type DeltaField, type StreamAdapter, type StreamOpen, type ToolCallInfo, type ToolCallSite } from './types.ts';
 
 const FIELDS: Record<string, { field: string; json: boolean }> = {
   text_delta: { field: 'text', json: false },
@@ -62,9 +62,11 @@ function blockCall(block: unknown, at: ReadonlyArray<string | number>, out: Tool
   out.push({ path: [...at, 'input'], kind: 'json', tool: toolInfo(b) });
 }
 
-function toolInfo(block: Record<string, unknown>): { id?: string; name?: string } {
-  const info: { id?: string; name?: string } = {};
+function toolInfo(block: Record<string, unknown>): ToolCallInfo {
+  const info: ToolCallInfo = {};
   if (typeof block.id === 'string') info.id = block.id;
   if (typeof block.name === 'string') info.name = block.name;
+  // The MCP connector: Anthropic calls the server named in the request's `mcp_servers` itself.
+  if (block.type === 'mcp_tool_use') info.server = typeof block.server_name === 'string' ? block.server_name : '';
   return info;
 }

@@ -2,7 +2,7 @@
 // instead of a parse failure. A route declares its shape; the HTTP edge only calls `format`.
 
 export interface ErrorShape {
-  readonly id: 'anthropic' | 'openai' | 'gemini' | 'ollama';
+  readonly id: 'anthropic' | 'openai' | 'gemini' | 'ollama' | 'jsonrpc';
   /** The response body for an error with this status, ficta type and message. */
   format(status: number, type: string, message: string): string;
 }
@@ -58,4 +58,13 @@ export const geminiErrors: ErrorShape = {
 export const ollamaErrors: ErrorShape = {
   id: 'ollama',
   format: (_status, _type, message) => JSON.stringify({ error: message }),
+};
+
+/**
+ * MCP servers (JSON-RPC 2.0): `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":M,"data":{"type":T}}}`,
+ * which an MCP client reports as the failed call's error (-32000 is the server-error range the spec leaves to servers).
+ */
+export const jsonRpcErrors: ErrorShape = {
+  id: 'jsonrpc',
+  format: (status, type, message) => JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message, data: { type, status } } }),
 };

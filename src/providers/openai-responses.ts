@@ -170,8 +170,20 @@ function toolInfo(item: Record<string, unknown>): ToolCallInfo {
   const info: ToolCallInfo = {};
   const id = item.call_id ?? item.id;
   if (typeof id === 'string') info.id = id;
-  if (typeof item.name === 'string') info.name = item.name;
+  if (typeof item.name === 'string') info.name = qualifiedName(item.name, item.namespace);
+  // The provider calls a hosted MCP server itself; the server is the destination of the arguments.
+  if (item.type === 'mcp_call') info.server = typeof item.server_label === 'string' ? item.server_label : '';
   return info;
+}
+
+/**
+ * A function in a namespace (`{"type":"namespace","name":"mcp__tracker__","tools":[…]}`: Codex groups each
+ * MCP server's tools so) comes back as `name` plus `namespace`; the agent runs it as namespace + name
+ * (codex-mcp mcp_tool_names.rs: `mcp__<server>__<tool>`).
+ */
+function qualifiedName(name: string, namespace: unknown): string {
+  if (typeof namespace !== 'string' || namespace === '') return name;
+  return namespace.endsWith('__') ? `${namespace}${name}` : `${namespace}__${name}`;
 }
 
 /** The copies an output item carries: message text and refusals, reasoning text, tool-call arguments. */

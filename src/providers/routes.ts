@@ -11,6 +11,8 @@ import { openaiChat } from './openai-chat.ts';
 import { openaiResponses } from './openai-responses.ts';
 import type { StreamAdapter } from './types.ts';
 import { isGeminiPath, type BuiltInName, type UpstreamEntry, type UpstreamTable } from './upstreams.ts';
+import { MCP_ROUTE, resolveMcp, type McpRoute } from '../mcp/route.ts';
+import { EMPTY_MCP_DIRECTORY, type McpDirectory } from '../mcp/servers.ts';
 
 export interface ResolvedRoute {
   upstream: UpstreamEntry;
@@ -24,6 +26,8 @@ export interface ResolvedRoute {
   errorShape: ErrorShape;
   /** Query parameters forwarded unredacted (the client's own credentials). */
   authQuery: ReadonlySet<string>;
+  /** Set on `/mcp/<server>/…`: the remote MCP server the request goes to. */
+  mcp?: McpRoute;
 }
 
 export interface Router {
@@ -35,10 +39,16 @@ export interface Router {
 const PREFIXED: ReadonlySet<string> = new Set<BuiltInName>(['anthropic', 'openai', 'gemini', 'ollama', 'chatgpt']);
 
 /** Creates the router over an upstream table. */
-export function createRouter(table: UpstreamTable): Router {
+export function createRouter(table: UpstreamTable, mcp: McpDirectory = EMPTY_MCP_DIRECTORY): Router {
   return {
     resolve(rawTarget) {
       const first = firstSegment(rawTarget);
+      if (first === MCP_ROUTE) {
+        const r = resolveMcp(mcp, rawTarget);
+        if (r === undefined) return undefined;
+        const pathname = pathOf(r.target);
+        return { upstream: r.upstream, provider: r.upstream.name, target: r.target, pathname, adapter: generic, errorShape: r.upstream.errorShapeFor(pathname), authQuery: r.upstream.authQueryFor(pathname), mcp: r.mcp };
+      }
       let upstream: UpstreamEntry | undefined;
       let target = rawTarget;
       if (PREFIXED.has(first)) {

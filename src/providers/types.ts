@@ -11,6 +11,8 @@ export type AdapterId = 'anthropic-messages' | 'openai-chat' | 'openai-responses
 export interface ToolCallInfo {
   id?: string;
   name?: string;
+  /** A provider-hosted MCP tool's server (Responses `mcp_call.server_label`, Anthropic `mcp_tool_use.server_name`). */
+  server?: string;
 }
 
 /** One streamed string fragment inside an event's data. */

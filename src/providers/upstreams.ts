@@ -39,7 +39,7 @@ export const BUILT_IN_UPSTREAMS: Readonly<Record<BuiltInName, string>> = {
 };
 
 /** First path segments a named upstream may not take: the built-in routes and service endpoints. */
-export const RESERVED_ROUTE_NAMES: ReadonlySet<string> = new Set([...Object.keys(BUILT_IN_UPSTREAMS), 'v1', 'v1beta', 't', 'healthz', 'readyz']);
+export const RESERVED_ROUTE_NAMES: ReadonlySet<string> = new Set([...Object.keys(BUILT_IN_UPSTREAMS), 'v1', 'v1beta', 't', 'healthz', 'readyz', 'mcp']);
 
 const NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 

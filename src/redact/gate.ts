@@ -18,6 +18,8 @@ export interface OutgoingRequest {
   bodyKind: BodyKind;
   /** Query parameters carrying the client's own credentials (Gemini's `key`): not inspected, like auth headers. */
   authQuery?: ReadonlySet<string>;
+  /** More headers carrying the client's own credentials on this route (an MCP server's, from the agent's config): not inspected. */
+  authHeaders?: ReadonlySet<string>;
 }
 
 export interface Finding {
@@ -59,7 +61,7 @@ export function gateRequest(set: SecretSet, req: OutgoingRequest, options: GateO
   const target = req.authQuery === undefined ? req.target : withoutParams(req.target, req.authQuery);
   for (const h of inspect(set, Buffer.from(target, 'latin1'))) add(h.secret, surfaceOfTarget(target, h.start));
   for (const [name, value] of req.headers) {
-    if (AUTH_HEADERS.has(name)) continue;
+    if (AUTH_HEADERS.has(name) || req.authHeaders?.has(name) === true) continue;
     for (const h of inspect(set, Buffer.from(`${name}: ${value}`, 'latin1'))) add(h.secret, `header ${name}`);
   }
   return [...findings.values()];

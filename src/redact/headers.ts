@@ -51,11 +51,11 @@ export function forwardableHeaders(rawHeaders: readonly string[]): HeaderList {
   return out;
 }
 
-/** Redacts every non-auth header value (every line of a repeated header) in place; returns the same list. */
-export function redactHeaders(set: SecretSet, headers: HeaderList, counts: CountMap): HeaderList {
+/** Redacts every non-auth header value (every line of a repeated header) in place; returns the same list. `alsoAuth`: more credential headers of this route (an MCP server's). */
+export function redactHeaders(set: SecretSet, headers: HeaderList, counts: CountMap, alsoAuth?: ReadonlySet<string>): HeaderList {
   if (set.inert) return headers;
   for (const pair of headers) {
-    if (AUTH_HEADERS.has(pair[0])) continue;
+    if (AUTH_HEADERS.has(pair[0]) || alsoAuth?.has(pair[0]) === true) continue;
     // Node hands header values over as latin1: read them back as the bytes that were sent.
     const bytes = Buffer.from(pair[1], 'latin1');
     const hits = selectHits(inspect(set, bytes));

@@ -19,7 +19,8 @@ export function inspect(set: SecretSet, buf: Buffer, options: ViewOptions = {}):
   if (set.inert || buf.length === 0) return hits;
   collectHits(set, buf, options, hits);
   if (set.detection !== undefined) keepFoundForm(set, buf, hits, options.json === true);
-  return hits;
+  const exempt = set.exempt;
+  return exempt === undefined || hits.length === 0 ? hits : hits.filter((h) => !exempt(h.secret));
 }
 
 /**

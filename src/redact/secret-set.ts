@@ -80,6 +80,16 @@ export interface SecretSet {
   detected(value: string, kind: number, unverified?: boolean): number;
   /** True for a detected value that failed its kind's checksum: redacted in `block` mode too, never blocked. */
   unverified(index: number): boolean;
+  /**
+   * Secrets this view of the set lets through (a scoped set: values allowed to reach an MCP server's host):
+   * redaction and the gate skip their hits. Undefined on a compiled set.
+   */
+  readonly exempt?: (secret: number) => boolean;
+}
+
+/** The same set, except that hits of secrets `exempt` says yes to are not found (redacted or gated). */
+export function scopeSecretSet(set: SecretSet, exempt: (secret: number) => boolean): SecretSet {
+  return { ...set, exempt };
 }
 
 const NO_HOSTS: readonly string[] = [];

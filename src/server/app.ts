@@ -70,7 +70,7 @@ export function createApp(deps: ProxyDeps, hooks: AppHooks = {}, options: AppOpt
     hooks.onRequestStart?.();
     // The route's base as the client reaches it (host as it addressed us, token included).
     const host = incoming.headers.host;
-    const publicBase = host === undefined ? undefined : `http://${host}${options.token === undefined ? '' : `/t/${options.token}`}/${route.provider}`;
+    const publicBase = host === undefined ? undefined : `http://${host}${options.token === undefined ? '' : `/t/${options.token}`}/${route.mcp?.prefix ?? route.provider}`;
     try {
       await proxyRequest(deps, route, incoming, outgoing, publicBase);
     } finally {
@@ -98,7 +98,7 @@ export function createApp(deps: ProxyDeps, hooks: AppHooks = {}, options: AppOpt
   };
 
   app.notFound((c) => {
-    const body = openaiErrors.format(404, 'ficta_not_found', `ficta: no route for this path; use /anthropic/…, /openai/…, /gemini/…, /ollama/…, /chatgpt/…, /v1/…, /v1beta/… or a named upstream`);
+    const body = openaiErrors.format(404, 'ficta_not_found', `ficta: no route for this path; use /anthropic/…, /openai/…, /gemini/…, /ollama/…, /chatgpt/…, /v1/…, /v1beta/…, /mcp/<server> or a named upstream`);
     logRefused(c.req.method, c.env?.incoming?.url ?? c.req.path, 404, 'not_found', body);
     return c.body(body, 404, { 'content-type': 'application/json' });
   });

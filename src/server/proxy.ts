@@ -13,15 +13,18 @@ import { redactBody } from '../redact/body.ts';
 import { describeFindings, gateRequest, type Finding } from '../redact/gate.ts';
 import { forwardableHeaders, headerList, redactHeaders, type HeaderList } from '../redact/headers.ts';
 import type { SecretSet } from '../redact/secret-set.ts';
+import type { McpDirectory } from '../mcp/servers.ts';
+import { createEndpointRewriter, type EndpointRewriter } from '../mcp/endpoint-event.ts';
+import { hostedMcpServers } from '../mcp/hosted.ts';
 import { maskValues, pathOfTarget, redactTarget } from '../redact/url.ts';
 import { createRestoreStats } from '../restore/restore-bytes.ts';
 import { unavailableError, type SecretRegistry } from '../secrets/registry.ts';
 import { clientName } from './client-name.ts';
 import { dotSegmentError, hasDotSegment } from './dot-segments.ts';
 import type { RestoreConfig } from '../sinks/config.ts';
-import { createToolCallGate, policyFor } from '../sinks/tool-call-gate.ts';
+import { createToolCallGate } from '../sinks/tool-call-gate.ts';
+import { policyOf, scopedFor } from './policies.ts';
 import { createToolCallSink } from '../sinks/tool-call-sink.ts';
-import type { RestorePolicy } from '../sinks/policy.ts';
 import { createWithheldCounts } from '../sinks/withheld.ts';
 import { sendError, toHttpError } from './error-response.ts';
 import { decodeBody, parseContentEncoding, readBody, SUPPORTED_CODINGS } from './request-body.ts';
@@ -47,20 +50,11 @@ export interface ProxyDeps {
    * the response restorers hand each complete tool call to a sink over the tool-call gate.
    */
   restore?: RestoreConfig;
+  /** Known MCP servers: their tools' calls are decided against their hosts. */
+  mcp?: McpDirectory;
 }
 
 const GUARDED: RestoreConfig = { toolCalls: 'guarded', allowHosts: [] };
-/** The compiled policy per secret set (a set changes when the vault does; its hosts with it). */
-const policies = new WeakMap<SecretSet, { config: RestoreConfig; policy: RestorePolicy }>();
-
-function policyOf(set: SecretSet, config: RestoreConfig): RestorePolicy {
-  const hit = policies.get(set);
-  if (hit !== undefined && hit.config === config) return hit.policy;
-  const policy = policyFor(set, config);
-  policies.set(set, { config, policy });
-  return policy;
-}
-
 let sequence = 0;
 const RUN_ID = Math.random().toString(36).slice(2, 8);
 
@@ -110,15 +104,16 @@ export async function proxyRequest(deps: ProxyDeps, route: ResolvedRoute, req: I
     // The target is redacted first, so every log line of this request shows the redacted path (a value
     // across a `/`, which the gate blocks, is masked in the log too).
     log.site = 'redact-target';
-    const target = redactTarget(set, route.target, log.redactions, route.authQuery);
-    log.route = maskValues(set, pathOfTarget(target));
+    const outgoing = route.mcp === undefined ? set : scopedFor(set, deps.restore ?? GUARDED, deps.mcp, route.mcp.host);
+    const target = redactTarget(outgoing, route.target, log.redactions, route.authQuery);
+    log.route = maskValues(set, route.mcp?.logPath ?? pathOfTarget(target));
     // Only when a view watches requests start (the dashboard): names only, the user-agent reduced to a kind.
     if (deps.stats?.start !== undefined) {
       log.client = clientName(req.headers['user-agent']);
       deps.stats.start({ id: log.id, method: log.method, route: log.route, provider: log.provider, client: log.client, at: Date.now() });
     }
     if (hasDotSegment(route.target)) throw dotSegmentError();
-    await forward(deps, route, target, req, res, set, log, client, publicBase);
+    await forward(deps, route, target, req, res, set, outgoing, log, client, publicBase);
   } catch (error) {
     if (isFictaError(error, 'FICTA_CLIENT_ABORTED') || client.gone) {
       log.outcome = 'client_aborted';
@@ -147,6 +142,7 @@ async function forward(
   req: IncomingMessage,
   res: ServerResponse,
   set: SecretSet,
+  outgoing: SecretSet,
   log: RequestLog,
   client: ClientState,
   publicBase: string | undefined,
@@ -168,19 +164,23 @@ async function forward(
   // File bytes (uploads) are forwarded byte-exact and only gated, whatever content-type they carry.
   const contentType = headerValue(sendHeaders, 'content-type');
   const kind = route.upstream.isFileBody(route.pathname, (n) => headerValue(sendHeaders, n)) ? 'binary' : classifyBody(contentType, body);
-  const redacted = redactBody(set, body, kind, log.redactions, contentType);
+  // `outgoing` is `set` except on an MCP route, where values allowed to reach the server's host go through.
+  const redacted = redactBody(outgoing, body, kind, log.redactions, contentType);
   const upstream = route.upstream;
   const target = upstream.basePath + redactedTarget;
-  redactHeaders(set, sendHeaders, log.redactions);
+  const authHeaders = route.mcp?.authHeaders;
+  redactHeaders(outgoing, sendHeaders, log.redactions, authHeaders);
   filterAcceptEncoding(sendHeaders);
+  // Provider-hosted MCP servers the request declares: their calls in the response are decided against their hosts.
+  const hosted = kind === 'json' && (route.adapter.id === 'openai-responses' || route.adapter.id === 'anthropic-messages') ? hostedMcpServers(body, route.adapter.id) : undefined;
 
   log.site = 'gate';
   const findings = gateRequest(
-    set,
-    { target, headers: sendHeaders, body: redacted.bytes, bodyKind: kind, authQuery: route.authQuery },
+    outgoing,
+    { target, headers: sendHeaders, body: redacted.bytes, bodyKind: kind, authQuery: route.authQuery, ...(authHeaders === undefined ? {} : { authHeaders }) },
     redacted.clean ? { scannedCleanBody: redacted.bytes } : {},
   );
-  if (findings.length > 0) block(set, log, findings);
+  if (findings.length > 0) block(set, log, findings, route.mcp === undefined ? undefined : `MCP server ${route.mcp.server.name}`);
 
   // Watermark after the gate, then gate again: the marked bytes are what is sent (DESIGN §1).
   let outBody = redacted.bytes;
@@ -189,7 +189,7 @@ async function forward(
     const sessionId = deps.watermarker.sessionFor((n) => headerValue(sendHeaders, n));
     const marked = deps.watermarker.markRequestBody(redacted.bytes, { provider: route.provider, route: log.route, sessionId, requestId: log.id });
     if (marked.body !== redacted.bytes) {
-      const again = gateRequest(set, { target, headers: sendHeaders, body: marked.body, bodyKind: kind, authQuery: route.authQuery });
+      const again = gateRequest(outgoing, { target, headers: sendHeaders, body: marked.body, bodyKind: kind, authQuery: route.authQuery, ...(authHeaders === undefined ? {} : { authHeaders }) });
       if (again.length > 0) block(set, log, again);
       outBody = marked.body;
     }
@@ -205,6 +205,7 @@ async function forward(
   log.beforeUpstreamMs = t0 - log.started;
   await new Promise<void>((resolve, reject) => {
     let writer: ResponseWriter | undefined;
+    let endpoint: EndpointRewriter | undefined;
     let settled = false;
     const settle = (error?: unknown): void => {
       if (settled) return;
@@ -222,7 +223,13 @@ async function forward(
           log.status = status;
           const headers = publicBase === undefined ? upstreamHeaders : pointBackThroughProxy(upstreamHeaders, route.upstream, publicBase);
           // With no secrets there is no placeholder to restore, so no tool call to decide on.
-          const sink = set.inert ? undefined : createToolCallSink(createToolCallGate(set, policyOf(set, deps.restore ?? GUARDED), log.restore, log.withheld), route.adapter.id);
+          const sink = set.inert ? undefined : createToolCallSink(createToolCallGate(set, policyOf(set, deps.restore ?? GUARDED, deps.mcp), log.restore, log.withheld), route.adapter.id, hosted);
+          // The HTTP+SSE transport's `endpoint` event must lead back through this route (clients that try
+          // Streamable HTTP first and fall back to it, opencode's, do not say which they speak: every GET stream is read).
+          const contentTypeOut = String(headers['content-type'] ?? '');
+          if (route.mcp !== undefined && method === 'GET' && publicBase !== undefined && contentTypeOut.includes('text/event-stream')) {
+            endpoint = createEndpointRewriter(route.mcp.url, new URL(publicBase).pathname);
+          }
           writer = createResponseWriter(
             deps,
             route.adapter,
@@ -239,8 +246,15 @@ async function forward(
             sink,
           );
         },
-        onData: (chunk) => writer?.write(chunk) ?? true,
-        onEnd: () => writer?.end(),
+        onData: (chunk) => {
+          const out = endpoint === undefined ? chunk : endpoint.write(chunk);
+          return out.length === 0 ? true : (writer?.write(out) ?? true);
+        },
+        onEnd: () => {
+          const rest = endpoint?.end();
+          if (rest !== undefined && rest.length > 0) writer?.write(rest);
+          writer?.end();
+        },
         onError(error, afterHead) {
           if (settled) return;
           if (client.gone) return settle(new FictaError('FICTA_CLIENT_ABORTED', 'response: client went away', { cause: error }));
@@ -289,7 +303,7 @@ function streamFailed(deps: ProxyDeps, log: RequestLog, res: ServerResponse, err
 }
 
 /** Refuses the request: records names and surfaces (the request line carries them), throws the 403 the client will see. */
-function block(set: SecretSet, log: RequestLog, findings: Finding[]): never {
+function block(set: SecretSet, log: RequestLog, findings: Finding[], destination = 'the provider'): never {
   log.outcome = 'blocked';
   const seen = new Set<string>();
   for (const f of findings) {
@@ -308,7 +322,7 @@ function block(set: SecretSet, log: RequestLog, findings: Finding[]): never {
     detected.length > 0 && set.detection?.mode === 'block'
       ? 'Remove it from the request, or run ficta with --detect redact.'
       : 'Remove it from the request or let ficta redact it in a JSON string.';
-  throw new FictaError('FICTA_LEAK_BLOCKED', `request blocked: ${what} would reach the provider; nothing was sent. ${advice}`, { status: 403 });
+  throw new FictaError('FICTA_LEAK_BLOCKED', `request blocked: ${what} would reach ${destination}; nothing was sent. ${advice}`, { status: 403 });
 }
 
 function headerValue(headers: HeaderList, name: string): string | undefined {

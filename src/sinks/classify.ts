@@ -10,6 +10,7 @@ import type { RestorePolicy } from './policy.ts';
 import { SECRET_IN_HOSTNAME, type Finding } from './text-scan.ts';
 import { TLDS } from './tlds.ts';
 import { classifyJsonTool, classifyTextTool, roleOf, typesIntoScreen } from './tool-kinds.ts';
+import { mcpReason, type McpTarget } from '../mcp/servers.ts';
 
 /** One complete tool call as the restorer sees it. */
 export interface ToolCallInput {
@@ -23,6 +24,8 @@ export interface ToolCallInput {
   bytes: Buffer;
   /** Placeholders in `bytes`: ascending byte offsets of their `~`, with the secret (set index) each one stands for. */
   occurrences: ReadonlyArray<{ offset: number; secret: number }>;
+  /** A provider-hosted MCP tool: the server label the call names and its host from the request (undefined: not declared there). */
+  hosted?: { server: string; host: string | undefined };
 }
 
 /** Restore the value, or leave the placeholder and say why. */
@@ -58,10 +61,31 @@ export function classifyToolCallDetailed(call: ToolCallInput, policy: RestorePol
   if (policy.mode === 'all') return { decisions: call.occurrences.map(() => RESTORE), parsed: undefined };
   if (policy.mode === 'never') return { decisions: call.occurrences.map(() => withhold(MODE_NEVER)), parsed: undefined };
   if (typesIntoScreen(call.name)) return { decisions: call.occurrences.map(() => withhold(IMPLICIT_DESTINATION)), parsed: undefined };
-  return decideAll(call, policy, n);
+  // An MCP tool: a remote server's is a call to its host; one of a server nobody declared is withheld.
+  const target = mcpTargetOf(call, policy);
+  if (target?.kind === 'unknown' || (target?.kind === 'remote' && target.host === undefined)) {
+    return { decisions: call.occurrences.map(() => withhold(mcpReason(target.server, undefined))), parsed: undefined };
+  }
+  const server = target?.kind === 'remote' && target.host !== undefined ? { host: target.host, reason: mcpReason(target.server, target.host) } : undefined;
+  return decideAll(call, policy, n, server);
 }
 
-function decideAll(call: ToolCallInput, policy: RestorePolicy, n: number): { decisions: Decision[]; parsed: ParsedArguments | undefined } {
+/** The MCP server a call goes to: the hosted server it names, or the server its tool name belongs to. */
+function mcpTargetOf(call: ToolCallInput, policy: RestorePolicy): McpTarget | undefined {
+  if (call.hosted !== undefined) {
+    const { server, host } = call.hosted;
+    return host === undefined ? { server, kind: 'unknown' } : { server, kind: 'remote', host };
+  }
+  return policy.mcp.resolveTool(call.name);
+}
+
+/** A host every placeholder of the call reaches whatever its arguments say (a remote MCP server), with the reason to withhold it under. */
+interface FixedDestination {
+  host: string;
+  reason: string;
+}
+
+function decideAll(call: ToolCallInput, policy: RestorePolicy, n: number, server?: FixedDestination): { decisions: Decision[]; parsed: ParsedArguments | undefined } {
   const offsets = call.occurrences.map((o) => o.offset);
   // Each offset must be a placeholder's `~` and come after the previous one; anything else is a caller bug
   // that must not turn into a restore.
@@ -71,7 +95,9 @@ function decideAll(call: ToolCallInput, policy: RestorePolicy, n: number): { dec
   }
   const parsed = call.input === 'json' ? parseJsonArguments(call.bytes, offsets) : textArguments(call.bytes, offsets);
   if (parsed === undefined) return { decisions: call.occurrences.map(() => withhold(MALFORMED)), parsed: undefined };
-  const write = (call.input === 'json' ? classifyJsonTool(call.name, parsed) : classifyTextTool(call.name, parsed.strings[0]?.text ?? '')) === 'write';
+  // An MCP tool is never a file write of the agent's, whatever its arguments look like.
+  const mcpTool = server !== undefined || call.hosted !== undefined || policy.mcp.resolveTool(call.name) !== undefined;
+  const write = !mcpTool && (call.input === 'json' ? classifyJsonTool(call.name, parsed) : classifyTextTool(call.name, parsed.strings[0]?.text ?? '')) === 'write';
   const decisions: Decision[] = new Array<Decision>(n).fill(RESTORE);
 
   if (!write) {
@@ -88,7 +114,7 @@ function decideAll(call: ToolCallInput, policy: RestorePolicy, n: number): { dec
       else for (const f of analyseText(s.text, role)) findings.push(f);
     }
     if (argv.length > 0) for (const f of analyseText(argv.join(' '), 'command')) findings.push(f);
-    const decide = createDecider(findings, policy);
+    const decide = createDecider(findings, policy, server);
     for (const s of parsed.strings) {
       for (const o of s.occurrences) decisions[o.index] = inHostname(s.text, o.at) ? withhold(SECRET_IN_HOSTNAME) : decide(call.occurrences[o.index]?.secret ?? -1);
     }
@@ -129,7 +155,7 @@ function withhold(reason: string): Decision {
  * the answer for secrets without hosts of their own is computed once, so a call with many placeholders and
  * many destinations stays linear.
  */
-function createDecider(findings: readonly Finding[], policy: RestorePolicy): (secret: number) => Decision {
+function createDecider(findings: readonly Finding[], policy: RestorePolicy, fixed?: FixedDestination): (secret: number) => Decision {
   const firstSeen = new Map<string, number>();
   let marker: Finding | undefined;
   for (const f of findings) {
@@ -141,6 +167,7 @@ function createDecider(findings: readonly Finding[], policy: RestorePolicy): (se
   const hosts = [...firstSeen].sort((a, b) => a[1] - b[1]).map(([h]) => h);
   const cache = new Map<number, Decision>();
   const compute = (secret: number): Decision => {
+    if (fixed !== undefined && !policy.allows(secret, fixed.host)) return withhold(fixed.reason);
     for (const h of hosts) if (!policy.allows(secret, h)) return withhold(`network:${h}`);
     return marker === undefined ? RESTORE : withhold(marker.reason);
   };

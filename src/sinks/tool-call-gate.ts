@@ -9,6 +9,7 @@ import { DEPTH_UNKNOWN, JsonLexer } from '../restore/json-lexer.ts';
 import type { RestoreStats } from '../restore/restore-bytes.ts';
 import { classifyToolCall, MALFORMED, type Decision } from './classify.ts';
 import type { RestoreConfig } from './config.ts';
+import type { McpDirectory } from '../mcp/servers.ts';
 import { createRestorePolicy, type RestorePolicy, type ToolCallMode } from './policy.ts';
 import { countWithheld, type WithheldCounts } from './withheld.ts';
 
@@ -29,6 +30,8 @@ export interface CompleteToolCall {
    * `partial_json` or Chat argument deltas as they stand in their events).
    */
   depth: number;
+  /** A provider-hosted MCP tool (Responses `mcp_call`, Anthropic `mcp_tool_use`): its server label and that server's host as the request declared it (undefined: not declared). */
+  hosted?: { server: string; host: string | undefined };
 }
 
 /** What the gate did with one call. */
@@ -60,8 +63,8 @@ export interface ToolCallGate {
 export { CALL_INCOMPLETE, HELD_TOO_LARGE } from '../restore/restore-sink.ts';
 
 /** The policy for one secret set: the configured mode and hosts, plus each secret's own hosts. */
-export function policyFor(set: Pick<SecretSet, 'hosts'>, config: RestoreConfig): RestorePolicy {
-  return createRestorePolicy({ mode: config.toolCalls, allowHosts: config.allowHosts, secretHosts: set.hosts });
+export function policyFor(set: Pick<SecretSet, 'hosts'>, config: RestoreConfig, mcp?: McpDirectory): RestorePolicy {
+  return createRestorePolicy({ mode: config.toolCalls, allowHosts: config.allowHosts, secretHosts: set.hosts, ...(mcp === undefined ? {} : { mcp }) });
 }
 
 /** A gate over one secret set; restores and misses go to `stats`, withheld restores to `withheld`. */
@@ -105,7 +108,7 @@ export function createToolCallGate(set: SecretSet, policy: RestorePolicy, stats:
       const occurrences = secrets.map((secret, k) => ({ offset: decoded?.offsets[k] ?? 0, secret }));
       const decisions = decoded === undefined
         ? secrets.map((): Decision => ({ restore: false, reason: MALFORMED }))
-        : classifyToolCall({ format: call.format, name: call.name, input: call.kind, bytes: decoded.bytes, occurrences }, policy);
+        : classifyToolCall({ format: call.format, name: call.name, input: call.kind, bytes: decoded.bytes, occurrences, ...(call.hosted === undefined ? {} : { hosted: call.hosted }) }, policy);
       const depths = lexedDepths(raw, rawOffsets, call.depth);
       const parts: Buffer[] = [];
       const edits: GateResult['edits'] = [];

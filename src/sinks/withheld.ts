@@ -1,5 +1,6 @@
 // Counting withheld restores (per secret and reason: `network:evil.example`) for the request log and the
 // run report, and the one line `ficta run/claude/codex` prints after the agent exits. Names and hosts only.
+// Reasons: `network:<host>`, `mcp:<server>@<host>` (a remote MCP server's tool), `mcp:<server>@unknown`, …
 
 import type { SecretSet } from '../redact/secret-set.ts';
 
@@ -49,6 +50,16 @@ export function addWithheld(into: WithheldByName, from: WithheldByName): number 
   return total;
 }
 
+/** The host a reason names (`network:evil.example`, `mcp:tracker@mcp.example.com`), or undefined. */
+function hostOfReason(reason: string): string | undefined {
+  if (reason.startsWith('network:') && reason !== 'network:secret-in-hostname') return reason.slice('network:'.length);
+  if (reason.startsWith('mcp:')) {
+    const host = reason.slice(reason.lastIndexOf('@') + 1);
+    return host === 'unknown' ? undefined : host;
+  }
+  return undefined;
+}
+
 /**
  * One line naming what was withheld and how to allow it, e.g. `2 restore(s) withheld from tool calls:
  * GITHUB_TOKEN network:evil.example ×2; to allow a host: --allow-host evil.example, or per secret:
@@ -59,22 +70,25 @@ export function describeWithheld(byName: WithheldByName): string {
   const parts: string[] = [];
   const hosts = new Set<string>();
   let unreadable = false;
+  const unknownServers = new Set<string>();
   let example: { name: string; host: string } | undefined;
   for (const [name, byReason] of Object.entries(byName).sort((a, b) => a[0].localeCompare(b[0]))) {
     for (const [reason, n] of Object.entries(byReason).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))) {
       total += n;
       parts.push(`${name} ${reason}${n > 1 ? ` ×${n}` : ''}`);
-      if (reason.startsWith('network:') && reason !== 'network:secret-in-hostname') {
-        const host = reason.slice('network:'.length);
+      const host = hostOfReason(reason);
+      if (host !== undefined) {
         hosts.add(host);
         example ??= { name: name.split('|')[0] as string, host };
-      } else if (reason !== 'mode:never') unreadable = true;
+      } else if (reason.startsWith('mcp:')) unknownServers.add(reason.slice(4, reason.lastIndexOf('@')));
+      else if (reason !== 'mode:never') unreadable = true;
     }
   }
   const how: string[] = [];
   if (example !== undefined) {
     how.push(`to allow a host: --allow-host ${[...hosts].slice(0, 3).join(' --allow-host ')}, or per secret: ficta vault hosts ${example.name} --add ${example.host} ([secrets.hosts] for env-file secrets)`);
   }
+  if (unknownServers.size > 0) how.push(`to let ficta know an MCP server: declare it ([mcp.servers.${[...unknownServers][0] ?? 'name'}] url = "…" or local = true)`);
   if (unreadable) how.push('where the destination is not written out, name it literally or set restore.toolCalls = "all"');
   return `${total} restore(s) withheld from tool calls: ${parts.join(', ')}${how.length > 0 ? `; ${how.join('; ')}` : ''}`;
 }

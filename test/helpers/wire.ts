@@ -5,6 +5,8 @@ export interface ToolCall {
   name: string;
   /** The tool input; serialised with JSON.stringify as the provider would. */
   input: Record<string, unknown>;
+  /** Responses only: the namespace of a namespaced function (Codex groups each MCP server's tools as `mcp__<server>`). */
+  namespace?: string;
 }
 
 export interface Reply {
@@ -146,7 +148,7 @@ function responsesOutput(r: Reply, ids: { msg: string; fc: string; call: string;
     output.push({ id: ids.msg, type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: r.text, annotations: [], logprobs: [] }] });
   }
   if (r.tool !== undefined) {
-    output.push({ id: ids.fc, type: 'function_call', status: 'completed', arguments: JSON.stringify(r.tool.input), call_id: ids.call, name: r.tool.name });
+    output.push({ id: ids.fc, type: 'function_call', status: 'completed', arguments: JSON.stringify(r.tool.input), call_id: ids.call, name: r.tool.name, ...(r.tool.namespace === undefined ? {} : { namespace: r.tool.namespace }) });
   }
   if (r.customTool !== undefined) {
     output.push({ id: ids.ct, type: 'custom_tool_call', status: 'completed', call_id: ids.ctCall, name: r.customTool.name, input: r.customTool.input });
@@ -208,7 +210,7 @@ export function responsesSse(r: Reply, model = 'gpt-x'): string {
   }
   if (r.tool !== undefined) {
     const args = JSON.stringify(r.tool.input);
-    out += ev('response.output_item.added', { output_index: oi, item: { id: ids.fc, type: 'function_call', status: 'in_progress', arguments: '', call_id: ids.call, name: r.tool.name } });
+    out += ev('response.output_item.added', { output_index: oi, item: { id: ids.fc, type: 'function_call', status: 'in_progress', arguments: '', call_id: ids.call, name: r.tool.name, ...(r.tool.namespace === undefined ? {} : { namespace: r.tool.namespace }) } });
     for (const p of pieces(args, size)) out += ev('response.function_call_arguments.delta', { item_id: ids.fc, output_index: oi, delta: p });
     out += ev('response.function_call_arguments.done', { item_id: ids.fc, output_index: oi, name: r.tool.name, arguments: args });
     out += ev('response.output_item.done', { output_index: oi, item: full[fi++] });

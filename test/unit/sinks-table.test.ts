@@ -9,6 +9,7 @@ import { classifyToolCall, type ToolCallInput } from '../../src/sinks/classify.t
 import { parseHostPattern } from '../../src/sinks/hosts.ts';
 import { createRestorePolicy, type ToolCallMode } from '../../src/sinks/policy.ts';
 import { testSet } from '../helpers/secret-set.ts';
+import { McpConfigSchema, mcpDirectoryFor } from '../../src/mcp/config.ts';
 
 interface Row {
   id: string;
@@ -23,7 +24,9 @@ interface Row {
   note?: string;
 }
 
-const table = JSON.parse(readFileSync(join(import.meta.dirname, '../../fixtures/sinks/tool-calls.json'), 'utf8')) as { sources: Record<string, string>; rows: Row[] };
+const table = JSON.parse(readFileSync(join(import.meta.dirname, '../../fixtures/sinks/tool-calls.json'), 'utf8')) as { sources: Record<string, string>; mcpServers: Record<string, unknown>; rows: Row[] };
+/** The MCP servers the rows' tools belong to, declared as `[mcp.servers]` would. */
+const mcp = mcpDirectoryFor(McpConfigSchema.parse({ servers: Object.fromEntries(Object.entries(table.mcpServers).filter(([k]) => k !== '_note')) }));
 const NAMES = ['GH', 'OAI', 'DB', 'AWS', 'SLACK'] as const;
 const set = testSet({ GH: 'ghp_table0000000000000000000000000000', OAI: 'sk-proj-table-0000000000000000', DB: 'db-password-table-0000', AWS: 'aws-secret-table-0000000000000000000000', SLACK: 'xoxb-table-0000000000' });
 const indexOf = (name: string): number => set.names.indexOf(name);
@@ -54,7 +57,7 @@ function policyOf(row: Row) {
     return r.value;
   });
   const secretHosts = set.names.map((n) => norm(row.allow?.secretHosts?.[n] ?? []));
-  return createRestorePolicy({ mode: row.mode ?? 'guarded', allowHosts: norm(row.allow?.hosts ?? []), secretHosts });
+  return createRestorePolicy({ mode: row.mode ?? 'guarded', allowHosts: norm(row.allow?.hosts ?? []), secretHosts, mcp });
 }
 
 describe('fixtures/sinks/tool-calls.json', () => {
