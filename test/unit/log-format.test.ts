@@ -96,7 +96,7 @@ describe('outcomes', () => {
     expect(outcomeOf(new Error('bug'))).toBe('internal_error');
   });
 
-  it('are each documented in the README outcome table (the gateway's own in its docs page)', () => {
+  it('are each documented in the README outcome table (the gateway outcomes in its docs page)', () => {
     const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
     const table = readme.slice(readme.indexOf('**Outcomes**'), readme.indexOf('## Agents, scripts and CI'));
     const gatewayDocs = ['docs/gateway.md', 'docs/_incoming/gateway-engine.md']
