@@ -1,9 +1,11 @@
 // The gateway bench's proxy (its own process): ficta's engine with tenancy — N tenants (`/t/tok-<i>/…`,
 // groups g<i mod G>) and G dotenv `[[sources]]` from DIR (`g<k>.env`, groups [g<k>]) — the way
 // `ficta gateway` runs it, minus the admin listener. SIGHUP reloads every source (reported on stdout as
-// `reloaded <ms>`). Request lines go to /dev/null at info level (formatted, as in production).
+// `reloaded <ms>`); SIGUSR1 prints the event loop's delay since the last SIGUSR1 (`loop <p99> <max>`, ms).
+// Request lines go to /dev/null at info level (formatted, as in production).
 // usage: gateway-child.ts UPSTREAM PORT DIR TENANTS GROUPS
 
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { loadConfig } from '../src/config/load.ts';
 import { createFicta } from '../src/index.ts';
 import { createLogger } from '../src/log/logger.ts';
@@ -49,6 +51,12 @@ process.stdout.write(`gateway listening on ${port}\n`);
 process.on('SIGHUP', () => {
   const t0 = performance.now();
   void ficta.reload().then(() => process.stdout.write(`reloaded ${(performance.now() - t0).toFixed(1)}\n`));
+});
+const loop = monitorEventLoopDelay({ resolution: 5 });
+loop.enable();
+process.on('SIGUSR1', () => {
+  process.stdout.write(`loop ${(loop.percentile(99) / 1e6).toFixed(1)} ${(loop.max / 1e6).toFixed(1)}\n`);
+  loop.reset();
 });
 const stop = (): void => void ficta.close().then(() => process.exit(0));
 process.on('SIGTERM', stop);

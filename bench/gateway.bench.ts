@@ -5,7 +5,7 @@
 // which all 10,000 values are replaced and reloaded (SIGHUP) against a round without.
 // usage: node --import tsx bench/gateway.bench.ts [--secrets 10000] [--tenants 1000] [--requests 1200] [--rounds 2] [--json]
 
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -25,6 +25,8 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '2' },
     concurrency: { type: 'string', default: '64' },
     bytes: { type: 'string', default: String(200 * 1024) },
+    /** Values replaced before the reload (default: every one, so the set holds 2 × secrets while retained). */
+    rotate: { type: 'string' },
     json: { type: 'boolean', default: false },
   },
 });
@@ -35,9 +37,19 @@ const REQUESTS = Number(args.requests);
 const ROUNDS = Number(args.rounds);
 const CONCURRENCY = Number(args.concurrency);
 const BYTES = Number(args.bytes);
+const ROTATE = Math.min(SECRETS, Number(args.rotate ?? SECRETS));
 /** No round runs longer than this, whatever the machine's load. */
 const ROUND_MAX_MS = 90_000;
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
+
+/**
+ * The processes run compiled (dist/, as installed: tsx alone adds ~40 MB of RSS and a slow worker start)
+ * when the build is newer than the bench's own sources; otherwise through tsx, and the report says so.
+ */
+const ROOT = join(import.meta.dirname, '..');
+const compiled = ['gateway-child', 'gateway-mock', 'floor-proxy'].every((n) => existsSync(join(ROOT, 'dist', `${n}.js`)) && statSync(join(ROOT, 'dist', `${n}.js`)).mtimeMs >= statSync(join(ROOT, 'src/index.ts')).mtimeMs);
+const script = (name: string, source: string): string[] => (compiled ? [join(ROOT, 'dist', `${name}.js`)] : ['--import', 'tsx', join(ROOT, source)]);
+log(compiled ? 'running dist/ (compiled)' : 'running the sources through tsx (run `pnpm build` first to measure the compiled build)');
 
 const dir = mkdtempSync(join(tmpdir(), 'ficta-gw-bench-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
@@ -47,8 +59,12 @@ process.on('SIGINT', () => {
 });
 
 /** Writes the G source files (secret i in source i mod G) and the mock's watch list; returns the values by source. */
-function writeSources(seed: number): string[][] {
-  const all = Object.values(makeSecrets(SECRETS, seed));
+function writeSources(seed: number, rotate = SECRETS): string[][] {
+  const all = Object.values(makeSecrets(SECRETS, 1));
+  if (seed !== 1) {
+    const fresh = Object.values(makeSecrets(rotate, seed));
+    for (let i = 0; i < rotate; i++) all[i] = fresh[i] as string;
+  }
   const bySource: string[][] = Array.from({ length: GROUPS }, () => []);
   all.forEach((v, i) => bySource[i % GROUPS]!.push(v));
   bySource.forEach((values, k) => writeFileSync(join(dir, `g${k}.env`), values.map((v, i) => `S${k}_${i}='${v.replace(/'/g, '')}'`).join('\n') + '\n'));
@@ -79,7 +95,7 @@ const mockPort = await (async () => {
   const { child, match } = await spawnChild({
     label: 'gateway-mock',
     command: process.execPath,
-    args: ['--import', 'tsx', 'bench/gateway-mock.ts', String(BYTES), join(dir, 'watch.json')],
+    args: [...script('gateway-mock', 'bench/gateway-mock.ts'), String(BYTES), join(dir, 'watch.json')],
     env: { ...process.env },
     logDir: dir,
     ready: { stdout: /gateway mock listening on (\d+)/ },
@@ -91,7 +107,7 @@ const upstream = `http://127.0.0.1:${mockPort}`;
 
 const floorPort = await freePort();
 const floor = (
-  await spawnChild({ label: 'floor', command: process.execPath, args: ['--import', 'tsx', 'bench/floor-proxy.ts', upstream, String(floorPort)], env: { ...process.env }, logDir: dir, ready: { port: floorPort } })
+  await spawnChild({ label: 'floor', command: process.execPath, args: [...script('floor-proxy', 'bench/floor-proxy.ts'), upstream, String(floorPort)], env: { ...process.env }, logDir: dir, ready: { port: floorPort } })
 ).child;
 const gwPort = await freePort();
 const started = performance.now();
@@ -99,7 +115,7 @@ const gateway = (
   await spawnChild({
     label: 'gateway',
     command: process.execPath,
-    args: ['--import', 'tsx', 'bench/gateway-child.ts', upstream, String(gwPort), dir, String(TENANTS), String(GROUPS)],
+    args: [...script('gateway-child', 'bench/gateway-child.ts'), upstream, String(gwPort), dir, String(TENANTS), String(GROUPS)],
     env: { ...process.env, NODE_ENV: 'production' },
     logDir: dir,
     ready: { stdout: /gateway listening on (\d+)/ },
@@ -107,9 +123,19 @@ const gateway = (
 ).child;
 log(`gateway ready in ${((performance.now() - started) / 1000).toFixed(1)} s (${SECRETS} secrets in ${GROUPS} sources, ${TENANTS} tenants)`);
 const reloads: number[] = [];
+const loops: Array<{ p99: number; max: number }> = [];
 gateway.process.stdout?.on('data', (d: Buffer | string) => {
   for (const m of String(d).matchAll(/reloaded ([\d.]+)/g)) reloads.push(Number(m[1]));
+  for (const m of String(d).matchAll(/loop ([\d.]+) ([\d.]+)/g)) loops.push({ p99: Number(m[1]), max: Number(m[2]) });
 });
+/** The gateway's event-loop delay since the last call (p99 and max, ms). */
+async function loopDelay(): Promise<{ p99: number; max: number }> {
+  const n = loops.length;
+  process.kill(gateway.process.pid as number, 'SIGUSR1');
+  const end = Date.now() + 5000;
+  while (loops.length === n && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+  return loops[n] ?? { p99: NaN, max: NaN };
+}
 
 const targets: Target[] = [
   { label: 'direct', port: mockPort, child: undefined, base: () => '' },
@@ -172,10 +198,11 @@ async function round(t: Target, count: number, during?: (at: number) => void): P
   return { target: t.label, requests: totals.length, errors, wallMs, cpuMs: cpu0 === undefined || cpu1 === undefined ? undefined : cpu1 - cpu0, totals: totals.sort((a, b) => a - b) };
 }
 
+const rssIdle = memory(gateway.pids);
 // Warm-up: every tenant once through the gateway (its key derived, its placeholders met), and the others.
 for (const t of targets) await round(t, t.label === 'gateway' ? TENANTS : 200);
 const rssAfterTenants = memory(gateway.pids);
-log(`gateway RSS after ${TENANTS} tenants: ${rssAfterTenants?.rssMB.toFixed(0)} MB (peak ${rssAfterTenants?.peakMB.toFixed(0)} MB)`);
+log(`gateway RSS idle after start ${rssIdle?.rssMB.toFixed(0)} MB; after ${TENANTS} tenants: ${rssAfterTenants?.rssMB.toFixed(0)} MB (peak ${rssAfterTenants?.peakMB.toFixed(0)} MB)`);
 
 const results: RoundResult[] = [];
 for (let r = 0; r < ROUNDS; r++) {
@@ -187,17 +214,21 @@ for (let r = 0; r < ROUNDS; r++) {
   }
 }
 
-// Reload under load: a quarter into a gateway round, every value is replaced and SIGHUP sent.
+// Reload under load: a quarter into a gateway round, every value is replaced and SIGHUP sent. The
+// gateway's own event-loop delay over each round says what the reload held, whatever else loads the machine.
+await loopDelay();
 const quiet = await round(targets[2]!, REQUESTS);
+const loopQuiet = await loopDelay();
 let reloadSent = false;
 const loaded = await round(targets[2]!, REQUESTS, (i) => {
   if (reloadSent || i < REQUESTS / 4) return;
   reloadSent = true;
-  bySource = writeSources(2);
+  bySource = writeSources(2, ROTATE);
   process.kill(gateway.process.pid as number, 'SIGHUP');
 });
+const loopReload = await loopDelay();
 const rssAfterReload = memory(gateway.pids);
-log(`reload: ${reloads.map((m) => `${m} ms`).join(', ') || 'not reported'}; p99 ${quantile(quiet.totals, 0.99).toFixed(1)} ms without, ${quantile(loaded.totals, 0.99).toFixed(1)} ms with; RSS after ${rssAfterReload?.rssMB.toFixed(0)} MB`);
+log(`reload: ${reloads.map((m) => `${m} ms`).join(', ') || 'not reported'}; p99 ${quantile(quiet.totals, 0.99).toFixed(1)} ms without, ${quantile(loaded.totals, 0.99).toFixed(1)} ms with; event-loop delay p99/max ${loopQuiet.p99}/${loopQuiet.max} ms without, ${loopReload.p99}/${loopReload.max} ms with; RSS after ${rssAfterReload?.rssMB.toFixed(0)} MB`);
 
 const pooled = (label: string): { p50: number; p99: number; cpuPerReq: number | undefined; rps: number } => {
   const rs = results.filter((r) => r.target === label);
@@ -211,12 +242,13 @@ const fl = pooled('floor');
 const gw = pooled('gateway');
 const report = {
   machine: machineInfo(),
-  setup: { secrets: SECRETS, sources: GROUPS, tenants: TENANTS, concurrency: CONCURRENCY, streamBytes: BYTES, requestsPerRound: REQUESTS, rounds: ROUNDS },
+  compiled,
+  setup: { rotated: ROTATE, secrets: SECRETS, sources: GROUPS, tenants: TENANTS, concurrency: CONCURRENCY, streamBytes: BYTES, requestsPerRound: REQUESTS, rounds: ROUNDS },
   floor: { addedP50Ms: fl.p50 - direct.p50, addedP99Ms: fl.p99 - direct.p99, cpuMsPerReq: fl.cpuPerReq, reqPerCoreSecond: fl.cpuPerReq === undefined ? undefined : 1000 / fl.cpuPerReq, reqPerSecond: fl.rps },
   gateway: { addedP50Ms: gw.p50 - direct.p50, addedP99Ms: gw.p99 - direct.p99, cpuMsPerReq: gw.cpuPerReq, reqPerCoreSecond: gw.cpuPerReq === undefined ? undefined : 1000 / gw.cpuPerReq, reqPerSecond: gw.rps },
   cpuRatioToFloor: gw.cpuPerReq !== undefined && fl.cpuPerReq !== undefined ? gw.cpuPerReq / fl.cpuPerReq : undefined,
-  rssMB: { afterTenants: rssAfterTenants?.rssMB, peak: rssAfterReload?.peakMB, afterReload: rssAfterReload?.rssMB },
-  reload: { buildMs: reloads, p99WithoutMs: quantile(quiet.totals, 0.99), p99WithMs: quantile(loaded.totals, 0.99), p99MovedMs: quantile(loaded.totals, 0.99) - quantile(quiet.totals, 0.99), errors: loaded.errors },
+  rssMB: { idle: rssIdle?.rssMB, afterTenants: rssAfterTenants?.rssMB, peak: rssAfterReload?.peakMB, afterReload: rssAfterReload?.rssMB },
+  reload: { buildMs: reloads, loopDelayWithoutMs: loopQuiet, loopDelayWithMs: loopReload, p99WithoutMs: quantile(quiet.totals, 0.99), p99WithMs: quantile(loaded.totals, 0.99), p99MovedMs: quantile(loaded.totals, 0.99) - quantile(quiet.totals, 0.99), errors: loaded.errors },
 };
 if (args.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 else {
@@ -225,7 +257,7 @@ else {
   log(`| target | added p50 ms | added p99 ms | CPU ms/req | req per CPU-second | req/s |`);
   log(`|---|---|---|---|---|---|`);
   for (const [name, r] of [['floor', report.floor], ['gateway', report.gateway]] as const) log(`| ${name} | ${f(r.addedP50Ms)} | ${f(r.addedP99Ms)} | ${f(r.cpuMsPerReq)} | ${f(r.reqPerCoreSecond, 0)} | ${f(r.reqPerSecond, 0)} |`);
-  log(`CPU per request: ${f(report.cpuRatioToFloor)}× the floor's (target ≤ 2×); RSS ${f(report.rssMB.afterTenants, 0)} MB after ${TENANTS} tenants, peak ${f(report.rssMB.peak, 0)} MB (target ≤ 300); reload of ${SECRETS} moved p99 by ${f(report.reload.p99MovedMs, 1)} ms (target ≤ 10)`);
+  log(`CPU per request: ${f(report.cpuRatioToFloor)}× the floor's (target ≤ 2×); RSS ${f(report.rssMB.idle, 0)} MB idle, ${f(report.rssMB.afterTenants, 0)} MB after ${TENANTS} tenants, peak ${f(report.rssMB.peak, 0)} MB (target ≤ 300); reload of ${SECRETS} (${ROTATE} replaced) moved p99 by ${f(report.reload.p99MovedMs, 1)} ms (target ≤ 10), event-loop delay p99 ${loopQuiet.p99} → ${loopReload.p99} ms, max ${loopQuiet.max} → ${loopReload.max} ms`);
 }
 for (const t of targets) await t.child?.stop();
 stopAllChildren();

@@ -131,8 +131,8 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
 /** A point where a build may give the event loop back, or the automaton it needs built. */
 export type BuildStep = typeof PAUSE | { patterns: Buffer[]; families: PatternFamily[] };
 export const PAUSE = 'pause' as const;
-/** Items handled between two pause points (a few milliseconds of work at most). */
-const PAUSE_EVERY = 512;
+/** Items handled between two pause points: 512 measured 12–16 ms per slice on a loaded 2-vCPU machine, 128 a quarter of that. */
+const PAUSE_EVERY = 128;
 
 /**
  * The build of {@link buildSecretSet} as steps: it yields PAUSE now and then, and once the patterns for

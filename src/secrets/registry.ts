@@ -50,7 +50,8 @@ export function filterEntries(entries: readonly SecretEntry[]): { kept: SecretEn
   const skipped: SkippedSecret[] = [];
   for (const e of entries) {
     if (e.value.length === 0) skipped.push({ name: e.name, source: e.source, reason: 'empty' });
-    else if ([...e.value].length < MIN_SECRET_LENGTH) skipped.push({ name: e.name, source: e.source, reason: 'too-short' });
+    // A string of 2 × MIN UTF-16 units holds at least MIN code points: spread only the short ones.
+    else if (e.value.length < 2 * MIN_SECRET_LENGTH && [...e.value].length < MIN_SECRET_LENGTH) skipped.push({ name: e.name, source: e.source, reason: 'too-short' });
     else kept.push(e);
   }
   return { kept, skipped };
