@@ -27,6 +27,8 @@ const { values: args } = parseArgs({
     bytes: { type: 'string', default: String(200 * 1024) },
     /** Values replaced before the reload (default: every one, so the set holds 2 × secrets while retained). */
     rotate: { type: 'string' },
+    /** Write a CPU profile of the gateway process into this directory (see bench/profile-summary.ts). */
+    profile: { type: 'string' },
     json: { type: 'boolean', default: false },
   },
 });
@@ -115,7 +117,7 @@ const gateway = (
   await spawnChild({
     label: 'gateway',
     command: process.execPath,
-    args: [...script('gateway-child', 'bench/gateway-child.ts'), upstream, String(gwPort), dir, String(TENANTS), String(GROUPS)],
+    args: [...(args.profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${args.profile}`]), ...script('gateway-child', 'bench/gateway-child.ts'), upstream, String(gwPort), dir, String(TENANTS), String(GROUPS)],
     env: { ...process.env, NODE_ENV: 'production' },
     logDir: dir,
     ready: { stdout: /gateway listening on (\d+)/ },
