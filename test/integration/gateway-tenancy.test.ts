@@ -87,6 +87,17 @@ describe('ficta gateway tenancy', () => {
     expect(gw.requestLogs().at(-1)!.withheld).toEqual({ STRIPE_KEY: { 'tenant:not-entitled': 2 } });
   });
 
+  it('forwards a value in the path as the tenant placeholder and logs the route masked, never the placeholder', async () => {
+    const res = await fetch(`${gw.url}/t/tok-alice-0123456789abcdef/anthropic/v1/files/${PLATFORM}/content`, { headers: { 'x-api-key': 'k' } });
+    await res.arrayBuffer();
+    const seen = up.requests.at(-1)!;
+    expect(seen.url).toMatch(/^\/v1\/files\/~ficta_[a-z2-7]{20}\/content$/);
+    expect(up.leaks).toEqual([]);
+    const line = gw.requestLogs().at(-1)!;
+    expect(line.route).toBe('/v1/files/[redacted]/content');
+    expect(gw.logs.join('\n')).not.toContain(seen.url.split('/')[3]!);
+  });
+
   it('accepts the token in x-ficta-token and never forwards it', async () => {
     const bob = client(`${gw.url}/anthropic`, { 'x-ficta-token': 'tok-bob-0123456789abcdefgh' });
     const msg = await bob.messages.create({ model: 'claude-x', max_tokens: 50, messages: [{ role: 'user', content: `key ${BILLING}` }] });
