@@ -2,6 +2,10 @@
 // the proxy. The CLI's `serve` is a thin wrapper around this.
 
 import type { Hono } from 'hono';
+import type { Tenancy } from './gateway/tenant.ts';
+import { createOrgSources, type SourceStatus } from './gateway/sources.ts';
+import { createGatewayKeys } from './gateway/tenant-placeholder.ts';
+import { ok } from './util/result.ts';
 import type { Config } from './config/schema.ts';
 import { FictaError } from './errors.ts';
 import { createLogger, logEvent, type Logger } from './log/logger.ts';
@@ -32,6 +36,8 @@ export type { SecretEntry, SecretSource, PlaceholderKeyProvider } from './secret
 export type { RunningServer } from './server/listen.ts';
 export type { BaseUrls } from './server/access.ts';
 export type { RequestSummary, RunReport } from './server/stats.ts';
+export type { Tenant, Tenancy, AuthResult } from './gateway/tenant.ts';
+export type { SourceStatus } from './gateway/sources.ts';
 
 export interface FictaOptions {
   config: Config;
@@ -47,6 +53,13 @@ export interface FictaOptions {
   mode?: string;
   /** MCP servers found in an agent's configuration (`ficta <agent>`); `[mcp.servers]` of the same name win. */
   mcpServers?: readonly McpServer[];
+  /**
+   * The gateway's tenants (issue 21): every provider request is authenticated by it, placeholders are
+   * per tenant under its key, and restore follows each source's `groups`.
+   */
+  tenancy?: Tenancy;
+  /** How long a value removed from or replaced in a `[[sources]]` source stays protected (`[gateway] retain`; default 7 days). */
+  retainMs?: number;
 }
 
 /** The dashboard's handle on a running proxy (present unless `ui.enabled` is false). */
@@ -69,13 +82,23 @@ export interface Ficta {
   dashboard: FictaDashboard | undefined;
   /** Stops the server (graceful) and releases every resource. */
   close(): Promise<void>;
+  /** Every source has loaded at least once (the gateway's readiness). */
+  ready(): boolean;
+  /** The `[[sources]]` and how their last loads went (names, counts and times, never values). */
+  sources(): SourceStatus[];
+  /** Loads every source again (SIGHUP) and swaps the new set in; requests in flight keep theirs. */
+  reload(): Promise<void>;
+  /** Provider requests in flight. */
+  inFlight(): number;
+  /** Resolves when no provider request is in flight. */
+  drain(): Promise<void>;
 }
 
 /** Builds a proxy from a validated config; throws FictaError when the secrets cannot be loaded. */
 export async function createFicta(options: FictaOptions): Promise<Ficta> {
   const { config } = options;
   const env = options.env ?? process.env;
-  if (!isLoopbackHost(config.host) && config.token === undefined) {
+  if (!isLoopbackHost(config.host) && config.token === undefined && options.tenancy === undefined) {
     throw new FictaError('FICTA_CONFIG_INVALID', `serve: refusing to bind ${config.host} without an access token: anyone who can reach the proxy could have secrets restored (set --token or FICTA_TOKEN)`);
   }
   const logger =
@@ -94,11 +117,26 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
       : []),
     ...(options.sources ?? []),
   ];
+  // `[[sources]]`: read once here (a failure leaves the instance not ready, never without the source's values).
+  const org =
+    config.sources.length === 0
+      ? undefined
+      : await createOrgSources(config.sources, {
+          env,
+          ...(options.retainMs === undefined ? {} : { retainMs: options.retainMs }),
+          onResult: (source, error, values) =>
+            error === undefined
+              ? logEvent(logger, 'debug', 'source_loaded', { source, values })
+              : logEvent(logger, 'warn', 'source_load_failed', { source, code: error.code, error: error.message, kept: values, msg: `source ${source} failed to load; keeping its last good values (${values})` }),
+        });
+  if (org !== undefined) sources.push(org.source);
   const { anthropic, openai, gemini, ollama, chatgpt, ...named } = config.upstreams;
   const table = createUpstreamTable({ anthropic, openai, gemini, ollama, chatgpt }, Object.fromEntries(Object.entries(named).map(([n, u]) => [n, u.url])));
   if (!table.ok) throw table.error;
   // Detection for the terms the sources hold (vault `--term` records); `detection` is the latest, for the report.
-  const detectionFor = createDetectionFor(config);
+  // A gateway's placeholders come from its key and each tenant's name (src/gateway/tenant-placeholder.ts).
+  const scheme = options.tenancy === undefined ? undefined : createGatewayKeys(options.tenancy.key);
+  const detectionFor = createDetectionFor(config, scheme === undefined ? undefined : (v) => scheme.fingerprint(v));
   let detection: Detection | undefined;
   let restore = config.restore;
   const ui = config.ui.enabled
@@ -122,7 +160,8 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
   const registryResult = await createSecretRegistry({
     sources: ui === undefined ? withConfiguredHosts(sources, config.secrets.hosts) : ui.catalog.wrap(withConfiguredHosts(sources, ui.secretHosts)),
     detectionFor: (terms) => (detection = detectionFor(terms)),
-    keyProvider: options.keyProvider ?? createFilePlaceholderKeyProvider(config.home),
+    ...(scheme === undefined ? {} : { scheme, offThread: true }),
+    keyProvider: scheme !== undefined ? gatewayKeyProvider(options.tenancy as Tenancy) : (options.keyProvider ?? createFilePlaceholderKeyProvider(config.home)),
     onSkipped: (skipped) => {
       for (const s of skipped) {
         const why = s.reason === 'empty' ? 'it is empty' : `it is shorter than ${MIN_SECRET_LENGTH} characters and would match ordinary text`;
@@ -154,7 +193,7 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
     stats,
     ...(watermarker === undefined ? {} : { watermarker }),
   };
-  const app = createApp(deps, { onRequestStart: inFlight.start, onRequestEnd: inFlight.end }, { token: config.token, mount: ui === undefined ? undefined : { prefix: '/_ficta', handle: ui.handle } });
+  const app = createApp(deps, { onRequestStart: inFlight.start, onRequestEnd: inFlight.end }, { token: config.token, tenancy: options.tenancy, ...(org === undefined ? {} : { ready: org.ready }), mount: ui === undefined ? undefined : { prefix: '/_ficta', handle: ui.handle } });
   const report = (): RunReport => ({ ...stats.snapshot(), ...(detection === undefined ? {} : { detectedStore: detection.store.stats() }) });
   ui?.attach({ registry, report, sources });
 
@@ -182,9 +221,19 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
     },
     report,
     dashboard: ui === undefined ? undefined : { linkKey: ui.auth.linkKey, setRun: ui.setRun },
+    ready: () => registry.current().kind === 'ready' && (org?.ready() ?? true),
+    sources: () => org?.status() ?? [],
+    async reload() {
+      // Sources first (quietly), then one rebuild of the set with everything they read.
+      if (org !== undefined) await org.refreshAll({ quiet: true });
+      await registry.reload();
+    },
+    inFlight: () => inFlight.count,
+    drain: () => (inFlight.count === 0 ? Promise.resolve() : new Promise<void>((resolve) => inFlight.idle.push(resolve))),
     async close() {
       await ui?.close();
       if (running !== undefined) await running.close(config.limits.shutdownGraceMs);
+      org?.close();
       await registry.close();
       await upstream.close();
       await watermarker?.close();
@@ -214,6 +263,11 @@ function logRefusedAtListener(deps: RequestLogDeps, registry: SecretRegistry, r:
   logRefusedRequest(deps, { id: nextRequestId(), method: r.method, route, status: r.status, outcome: r.outcome, bytesOut: r.bytesOut });
 }
 
+/** The gateway key stands in for the placeholder key (a gateway set has no placeholders of its own). */
+function gatewayKeyProvider(tenancy: Tenancy): PlaceholderKeyProvider {
+  return { getKey: async () => ok(Buffer.from(tenancy.key)) };
+}
+
 /** A raw target without its `/t/<token>` segment (to guess the route whose error shape a refusal takes). */
 function withoutTokenSegment(rawUrl: string): string {
   return rawUrl.replace(/^\/t\/[^/?]*/, '');
@@ -227,4 +281,3 @@ function originOf(url: string): string {
     return 'invalid';
   }
 }
-

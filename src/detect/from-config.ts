@@ -28,9 +28,13 @@ export function detectorFor(config: Pick<Config, 'detect' | 'secrets'>, more: re
  * Detection for the life of a proxy, as a function of the terms its sources hold (vault records added
  * with `--term`): one store throughout; the detector is rebuilt only when the terms change.
  */
-export function createDetectionFor(config: Pick<Config, 'detect' | 'secrets'>): (terms: readonly TermInput[]) => Detection | undefined {
+export function createDetectionFor(
+  config: Pick<Config, 'detect' | 'secrets'>,
+  /** A gateway's keyed fingerprint: detected values are then kept per tenant under it (src/gateway/tenant-set.ts). */
+  fingerprint?: (value: string) => string,
+): (terms: readonly TermInput[]) => Detection | undefined {
   const d = config.detect;
-  const store = createDetectedStore({ maxEntries: d.maxEntries, maxBytes: d.maxBytes });
+  const store = createDetectedStore({ maxEntries: d.maxEntries, maxBytes: d.maxBytes, ...(fingerprint === undefined ? {} : { fingerprint }) });
   const mode = d.mode === 'off' ? 'redact' : d.mode;
   let last: { key: string; detection: Detection | undefined } | undefined;
   return (terms) => {

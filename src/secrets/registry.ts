@@ -4,7 +4,8 @@
 
 import { FictaError } from '../errors.ts';
 import { termProblem, type TermInput } from '../detect/terms.ts';
-import { buildSecretSet, type Detection, type SecretSet } from '../redact/secret-set.ts';
+import { buildSecretSet, type Detection, type SecretSet, type TenantScheme } from '../redact/secret-set.ts';
+import { buildSecretSetOffThread } from '../redact/matcher-thread.ts';
 import { err, ok, type Result } from '../util/result.ts';
 import { MIN_SECRET_LENGTH, type PlaceholderKeyProvider, type SecretEntry, type SecretSource } from './types.ts';
 
@@ -43,6 +44,10 @@ export interface RegistryOptions {
    * instead of `detection` when given: the terms join the detector, the store stays the same.
    */
   detectionFor?: (terms: readonly TermInput[]) => Detection | undefined;
+  /** Gateway: sets are built for tenant views (fingerprints, entitlement) under this scheme. */
+  scheme?: TenantScheme;
+  /** Reloads build the automaton in a worker and the rest in short slices (the first load builds in place). */
+  offThread?: boolean;
 }
 
 /** Splits entries into usable ones and refused ones (too short or empty). */
@@ -51,7 +56,8 @@ export function filterEntries(entries: readonly SecretEntry[]): { kept: SecretEn
   const skipped: SkippedSecret[] = [];
   for (const e of entries) {
     if (e.value.length === 0) skipped.push({ name: e.name, source: e.source, reason: 'empty' });
-    else if ([...e.value].length < MIN_SECRET_LENGTH) skipped.push({ name: e.name, source: e.source, reason: 'too-short' });
+    // A string of 2 × MIN UTF-16 units holds at least MIN code points: spread only the short ones.
+    else if (e.value.length < 2 * MIN_SECRET_LENGTH && [...e.value].length < MIN_SECRET_LENGTH) skipped.push({ name: e.name, source: e.source, reason: 'too-short' });
     else kept.push(e);
   }
   return { kept, skipped };
@@ -75,6 +81,7 @@ export async function createSecretRegistry(options: RegistryOptions): Promise<Re
   let reloading: Promise<SecretSnapshot> | undefined;
   let again = false;
 
+  let loads = 0;
   /** `compile`: compile the set's automaton now (a reload, off the request path) rather than on first use. */
   const build = async (compile: boolean): Promise<SecretSnapshot> => {
     const started = performance.now();
@@ -101,7 +108,10 @@ export async function createSecretRegistry(options: RegistryOptions): Promise<Re
         return { kind: 'unavailable', error: new FictaError('FICTA_SECRETS_INVALID', 'secrets: the terms could not be compiled', { cause }), version: ++version };
       }
     }
-    const set = buildSecretSet(kept, key.value, detection);
+    const set =
+      options.offThread === true && loads++ > 0
+        ? await buildSecretSetOffThread(kept, key.value, detection, options.scheme)
+        : buildSecretSet(kept, key.value, detection, options.scheme);
     if (compile) void set.matcher;
     const next: SecretSnapshot = { kind: 'ready', set, version: ++version };
     options.onLoaded?.({ count: set.size, version: next.version, buildMs: performance.now() - started });

@@ -15,6 +15,8 @@ export interface SecretEntry {
   hosts?: readonly string[] | undefined;
   /** A term (a word that must not leave): matched in any case on word boundaries, not as an exact value. */
   term?: boolean | undefined;
+  /** Gateway: the groups whose tenants may have it restored (`[[sources]]` groups; `*`: every tenant). */
+  groups?: readonly string[] | undefined;
 }
 
 /** A source of secrets: env files, the environment, the sealed vault. */

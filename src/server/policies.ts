@@ -7,19 +7,24 @@ import type { RestoreConfig } from '../sinks/config.ts';
 import type { RestorePolicy } from '../sinks/policy.ts';
 import { policyFor } from '../sinks/tool-call-gate.ts';
 
-/** The compiled policy per secret set (a set changes when the vault does; its hosts with it). */
-const policies = new WeakMap<SecretSet, { config: RestoreConfig; mcp: McpDirectory | undefined; policy: RestorePolicy; scoped: Map<string, SecretSet> }>();
+/**
+ * The compiled policy per secret set, keyed by its hosts array (all a policy reads of a set), which a
+ * gateway tenant's per-request view shares with the set it views.
+ */
+const policies = new WeakMap<SecretSet['hosts'], { config: RestoreConfig; mcp: McpDirectory | undefined; policy: RestorePolicy }>();
 
-function policyEntry(set: SecretSet, config: RestoreConfig, mcp: McpDirectory | undefined): { policy: RestorePolicy; scoped: Map<string, SecretSet> } {
-  const hit = policies.get(set);
-  if (hit !== undefined && hit.config === config && hit.mcp === mcp) return hit;
-  const entry = { config, mcp, policy: policyFor(set, config, mcp), scoped: new Map<string, SecretSet>() };
-  policies.set(set, entry);
-  return entry;
-}
+/**
+ * Scoped views per set object and MCP host. Keyed by the set itself, never by its hosts: a tenant view holds
+ * that tenant's placeholders, so a view scoped from it must never serve another request's set.
+ */
+const scopedViews = new WeakMap<SecretSet, { policy: RestorePolicy; byHost: Map<string, SecretSet> }>();
 
 export function policyOf(set: SecretSet, config: RestoreConfig, mcp: McpDirectory | undefined): RestorePolicy {
-  return policyEntry(set, config, mcp).policy;
+  const hit = policies.get(set.hosts);
+  if (hit !== undefined && hit.config === config && hit.mcp === mcp) return hit.policy;
+  const policy = policyFor(set, config, mcp);
+  policies.set(set.hosts, { config, mcp, policy });
+  return policy;
 }
 
 /**
@@ -28,13 +33,16 @@ export function policyOf(set: SecretSet, config: RestoreConfig, mcp: McpDirector
  * is redacted, or blocks.
  */
 export function scopedFor(set: SecretSet, config: RestoreConfig, mcp: McpDirectory | undefined, host: string): SecretSet {
-  const entry = policyEntry(set, config, mcp);
-  let scoped = entry.scoped.get(host);
+  const policy = policyOf(set, config, mcp);
+  let views = scopedViews.get(set);
+  if (views === undefined || views.policy !== policy) {
+    views = { policy, byHost: new Map() };
+    scopedViews.set(set, views);
+  }
+  let scoped = views.byHost.get(host);
   if (scoped === undefined) {
-    const policy = entry.policy;
     scoped = scopeSecretSet(set, (secret) => policy.allows(secret, host));
-    entry.scoped.set(host, scoped);
+    views.byHost.set(host, scoped);
   }
   return scoped;
 }
-

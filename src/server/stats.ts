@@ -31,6 +31,18 @@ export interface RequestSummary {
   upstreamHeadersMs?: number;
   /** Time from the request's start to its dispatch upstream: reading, redacting and gating the body. */
   beforeUpstreamMs?: number;
+  /** The adapter of a proxied request (absent for requests refused before routing). */
+  adapter?: string;
+  /** The upstream's part of the request time (request sent → body ended), when it was reached. */
+  upstreamMs?: number;
+  /** Gateway requests: the tenant (its token's name) and groups. */
+  tenant?: string;
+  groups?: readonly string[];
+  /** Gateway requests: placeholder-shaped text that is not this tenant's (another tenant's, forged, stale), left unchanged. */
+  foreignPlaceholders?: number;
+  /** Redactions and restores by source name, when the set knows its sources (`[[sources]]`; detected values: `detected`). */
+  redactionsBySource?: Record<string, number>;
+  restoresBySource?: Record<string, number>;
 }
 
 /** A proxied request as it starts (for views that show requests in flight): names only, like the summary. */

@@ -1,5 +1,5 @@
-// ficta's own scripts that run in another process or worker (the Argon2id worker, the bench's mock
-// upstream and floor proxy), and how to start them: the TypeScript source through tsx in a checkout, the
+// ficta's own scripts that run in another process or worker (the Argon2id and automaton workers, the
+// bench's mock upstreams, floor proxy and gateway), and how to start them: the TypeScript source through tsx in a checkout, the
 // compiled file beside the bundle in a build (scripts/build.ts makes one entry point per name here).
 
 import { fileURLToPath } from 'node:url';
@@ -10,8 +10,11 @@ export const COMPILED: boolean = !import.meta.url.endsWith('.ts');
 /** Each script's source, relative to this file; the build names its compiled file `dist/<name>.js`. */
 export const OWN_SCRIPTS = {
   'kdf-worker': '../vault/kdf-worker.ts',
+  'matcher-worker': '../redact/matcher-worker.ts',
   'mock-upstream-process': '../bench/mock-upstream-process.ts',
   'floor-proxy': '../../bench/floor-proxy.ts',
+  'gateway-child': '../../bench/gateway-child.ts',
+  'gateway-mock': '../../bench/gateway-mock.ts',
 } as const;
 
 export type OwnScript = keyof typeof OWN_SCRIPTS;
