@@ -2,6 +2,7 @@
 
 import { z } from './zod.ts';
 import { DetectConfigSchema } from '../detect/config.ts';
+import { GatewayConfigSchema } from '../gateway/config.ts';
 import { BUILT_IN_UPSTREAMS, namedUpstreamProblem } from '../providers/upstreams.ts';
 import { HostListSchema, RestoreConfigSchema } from '../sinks/config.ts';
 import { WatermarkConfigSchema } from '../watermark/config.ts';
@@ -123,6 +124,8 @@ export const ConfigSchema = z
     watermark: WatermarkConfigSchema.prefault({}),
     /** Detection of credentials nobody registered (see src/detect/config.ts). */
     detect: DetectConfigSchema.prefault({}),
+    /** `ficta gateway`: key, tokens, admin listener, drain, limits (see src/gateway/config.ts). */
+    gateway: GatewayConfigSchema.optional(),
   })
   .strict();
 
