@@ -9,7 +9,7 @@ import { writeAtomic } from '../util/atomic-file.ts';
 import type { OptionValues } from './args.ts';
 import { EXIT_OK } from './exit-codes.ts';
 import { gatewayConfigFile, loadGatewayConfig } from './gateway-config.ts';
-import type { GATEWAY_OPTIONS } from './gateway.ts';
+import type { GATEWAY_OPTIONS } from './gateway-spec.ts';
 import type { CliIo } from './io.ts';
 import { intFlag, proxyFlags } from './proxy-options.ts';
 
