@@ -2,6 +2,8 @@
 // the proxy. The CLI's `serve` is a thin wrapper around this.
 
 import type { Hono } from 'hono';
+import type { Tenancy } from './gateway/tenant.ts';
+import type { SourceStatus } from './gateway/sources.ts';
 import type { Config } from './config/schema.ts';
 import { FictaError } from './errors.ts';
 import { createLogger, logEvent, type Logger } from './log/logger.ts';
@@ -30,6 +32,8 @@ export type { SecretEntry, SecretSource, PlaceholderKeyProvider } from './secret
 export type { RunningServer } from './server/listen.ts';
 export type { BaseUrls } from './server/access.ts';
 export type { RequestSummary, RunReport } from './server/stats.ts';
+export type { Tenant, Tenancy, AuthResult } from './gateway/tenant.ts';
+export type { SourceStatus } from './gateway/sources.ts';
 
 export interface FictaOptions {
   config: Config;
@@ -41,6 +45,11 @@ export interface FictaOptions {
   keyProvider?: PlaceholderKeyProvider;
   /** Told about every finished request (names and counts, as in the run report). */
   onRequest?: (summary: RequestSummary) => void;
+  /**
+   * The gateway's tenants (issue 21): every provider request is authenticated by it, placeholders are
+   * per tenant under its key, and restore follows each source's `groups`.
+   */
+  tenancy?: Tenancy;
 }
 
 export interface Ficta {
@@ -53,13 +62,23 @@ export interface Ficta {
   report(): RunReport;
   /** Stops the server (graceful) and releases every resource. */
   close(): Promise<void>;
+  /** Every source has loaded at least once (the gateway's readiness). */
+  ready(): boolean;
+  /** The `[[sources]]` and how their last loads went (names, counts and times, never values). */
+  sources(): SourceStatus[];
+  /** Loads every source again (SIGHUP) and swaps the new set in; requests in flight keep theirs. */
+  reload(): Promise<void>;
+  /** Provider requests in flight. */
+  inFlight(): number;
+  /** Resolves when no provider request is in flight. */
+  drain(): Promise<void>;
 }
 
 /** Builds a proxy from a validated config; throws FictaError when the secrets cannot be loaded. */
 export async function createFicta(options: FictaOptions): Promise<Ficta> {
   const { config } = options;
   const env = options.env ?? process.env;
-  if (!isLoopbackHost(config.host) && config.token === undefined) {
+  if (!isLoopbackHost(config.host) && config.token === undefined && options.tenancy === undefined) {
     throw new FictaError('FICTA_CONFIG_INVALID', `serve: refusing to bind ${config.host} without an access token: anyone who can reach the proxy could have secrets restored (set --token or FICTA_TOKEN)`);
   }
   const logger =
@@ -115,7 +134,7 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
       ...(watermarker === undefined ? {} : { watermarker }),
     },
     { onRequestStart: inFlight.start, onRequestEnd: inFlight.end },
-    { token: config.token },
+    { token: config.token, tenancy: options.tenancy },
   );
 
   let running: RunningServer | undefined;
@@ -134,6 +153,13 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
       logEvent(logger, 'info', 'listening', { url: running.url, token: config.token === undefined ? 'none' : 'required' });
       return { ...running, baseUrls: baseUrls(running.url, config.token) };
     },
+    ready: () => registry.current().kind === 'ready',
+    sources: () => [],
+    async reload() {
+      await registry.reload();
+    },
+    inFlight: () => inFlight.count,
+    drain: () => (inFlight.count === 0 ? Promise.resolve() : new Promise<void>((resolve) => inFlight.idle.push(resolve))),
     report: () => ({ ...stats.snapshot(), ...(detection === undefined ? {} : { detectedStore: detection.store.stats() }) }),
     async close() {
       if (running !== undefined) await running.close(config.limits.shutdownGraceMs);

@@ -72,6 +72,13 @@ export interface SecretSet {
   nameFor(index: number): string;
   /** The (negative) secret index of a detected value, stored under its placeholder from this set's key. */
   detected(value: string, kind: number): number;
+  /**
+   * Gateway tenant views only: the secret a whole placeholder id names when `secretForId` refused it because
+   * the tenant is not entitled to it (withheld `tenant:not-entitled`); -1 when it is not the tenant's at all.
+   */
+  deniedForId?(id: string): number;
+  /** Gateway sets only: the source names a secret index comes from (detected values: `detected`). */
+  sourcesOf?(index: number): readonly string[];
 }
 
 const NO_HOSTS: readonly string[] = [];
