@@ -4,6 +4,8 @@
 import type { Hono } from 'hono';
 import type { Tenancy } from './gateway/tenant.ts';
 import type { SourceStatus } from './gateway/sources.ts';
+import { createGatewayKeys, type GatewayKeys } from './gateway/tenant-placeholder.ts';
+import { ok } from './util/result.ts';
 import type { Config } from './config/schema.ts';
 import { FictaError } from './errors.ts';
 import { createLogger, logEvent, type Logger } from './log/logger.ts';
@@ -100,11 +102,14 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
   const { anthropic, openai, gemini, ollama, chatgpt, ...named } = config.upstreams;
   const table = createUpstreamTable({ anthropic, openai, gemini, ollama, chatgpt }, Object.fromEntries(Object.entries(named).map(([n, u]) => [n, u.url])));
   if (!table.ok) throw table.error;
-  const detection = createDetection(config);
+  // A gateway's placeholders come from its key and each tenant's name (src/gateway/tenant-placeholder.ts).
+  const scheme = options.tenancy === undefined ? undefined : createGatewayKeys(options.tenancy.key);
+  const detection = createDetection(config, scheme);
   const registryResult = await createSecretRegistry({
     sources: withConfiguredHosts(sources, config.secrets.hosts),
     ...(detection === undefined ? {} : { detection }),
-    keyProvider: options.keyProvider ?? createFilePlaceholderKeyProvider(config.home),
+    ...(scheme === undefined ? {} : { scheme }),
+    keyProvider: scheme !== undefined ? gatewayKeyProvider(options.tenancy as Tenancy) : (options.keyProvider ?? createFilePlaceholderKeyProvider(config.home)),
     onSkipped: (skipped) => {
       for (const s of skipped) {
         const why = s.reason === 'empty' ? 'it is empty' : `it is shorter than ${MIN_SECRET_LENGTH} characters and would match ordinary text`;
@@ -192,15 +197,24 @@ function logRefusedAtListener(deps: RequestLogDeps, registry: SecretRegistry, r:
   logRefusedRequest(deps, { id: nextRequestId(), method: r.method, route, status: r.status, outcome: r.outcome, bytesOut: r.bytesOut });
 }
 
+/** The gateway key stands in for the placeholder key (a gateway set has no placeholders of its own). */
+function gatewayKeyProvider(tenancy: Tenancy): PlaceholderKeyProvider {
+  return { getKey: async () => ok(Buffer.from(tenancy.key)) };
+}
+
 /** A raw target without its `/t/<token>` segment (to guess the route whose error shape a refusal takes). */
 function withoutTokenSegment(rawUrl: string): string {
   return rawUrl.replace(/^\/t\/[^/?]*/, '');
 }
 
 /** The detector and the store of detected values, for the life of this proxy; undefined when detection is off. */
-function createDetection(config: Config): Detection | undefined {
+function createDetection(config: Config, scheme: GatewayKeys | undefined): Detection | undefined {
   const d = config.detect;
   if (d.mode === 'off') return undefined;
-  const store: DetectedStore = createDetectedStore({ maxEntries: d.maxEntries, maxBytes: d.maxBytes });
+  const store: DetectedStore = createDetectedStore({
+    maxEntries: d.maxEntries,
+    maxBytes: d.maxBytes,
+    ...(scheme === undefined ? {} : { fingerprint: (v: string) => scheme.fingerprint(v) }),
+  });
   return { detector: createDetector({ allow: d.allow }), store, mode: d.mode };
 }

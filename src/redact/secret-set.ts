@@ -21,7 +21,36 @@ export interface SecretInput {
   value: string;
   /** Hosts (normalised allow-list patterns) this secret may be restored towards in tool calls. */
   hosts?: readonly string[] | undefined;
+  /** Gateway: the source's name (`[[sources]]` name; other sources: their label). */
+  source?: string | undefined;
+  /** Gateway: the groups whose tenants may have it restored (`*`: every tenant; none: nobody). */
+  groups?: readonly string[] | undefined;
 }
+
+/** A gateway's placeholder scheme (src/gateway/tenant-placeholder.ts): fingerprints and tenant keys. */
+export interface TenantScheme {
+  fingerprint(value: string): string;
+  tenant(name: string): { placeholder(fingerprint: string): string; open(id: string): string | undefined };
+}
+
+/** Marks a fingerprint two values share in a gateway set: never restored (a 2^-64 event per pair). */
+export const AMBIGUOUS = -3;
+
+/** What gateway tenant views of a set are built from (src/gateway/tenant-set.ts). */
+export interface GatewayIndex {
+  readonly scheme: TenantScheme;
+  /** Fingerprint per secret index. */
+  readonly fingerprints: readonly string[];
+  /** Secret index per fingerprint (AMBIGUOUS when two values share one): one table for every tenant. */
+  readonly byFingerprint: ReadonlyMap<string, number>;
+  /** Per secret index, its entitlement class; per class, its source names and the union of their groups. */
+  readonly classOf: Int32Array;
+  readonly classSources: readonly (readonly string[])[];
+  readonly classGroups: readonly (readonly string[])[];
+}
+
+/** What a gateway set's own placeholders are: a mask for log lines (a request uses its tenant's view). */
+export const GATEWAY_MASK = Buffer.from('[redacted]', 'latin1');
 
 /** What detected credentials do: get a placeholder, or leave the request to be blocked by the gate. */
 export type DetectMode = 'redact' | 'block';
@@ -79,6 +108,8 @@ export interface SecretSet {
   deniedForId?(id: string): number;
   /** Gateway sets only: the source names a secret index comes from (detected values: `detected`). */
   sourcesOf?(index: number): readonly string[];
+  /** Gateway sets (and their views) only: fingerprints, the shared table, entitlement classes, the scheme. */
+  readonly gateway?: GatewayIndex;
 }
 
 const NO_HOSTS: readonly string[] = [];
@@ -90,11 +121,12 @@ const CACHED_DEPTHS = 8;
 export const DETECTED_PREFIX = 'detected:';
 
 /** Compiles the secrets under a placeholder key. Entries with equal values share one placeholder. */
-export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: Uint8Array, detection?: Detection): SecretSet {
+export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: Uint8Array, detection?: Detection, scheme?: TenantScheme): SecretSet {
   const byValue = new Map<string, number>();
   const names: string[][] = [];
   const values: string[] = [];
   const hosts: Array<Set<string> | undefined> = [];
+  const origins: Array<Map<string, readonly string[]>> = [];
   for (const e of entries) {
     const known = byValue.get(e.value);
     const index = known ?? values.length;
@@ -106,6 +138,12 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
       values.push(e.value);
       names.push([e.name]);
       hosts.push(undefined);
+      if (scheme !== undefined) origins.push(new Map());
+    }
+    if (scheme !== undefined) {
+      const own = origins[index] as Map<string, readonly string[]>;
+      const source = e.source ?? 'unknown';
+      own.set(source, [...(own.get(source) ?? []), ...(e.groups ?? [])]);
     }
     if (e.hosts !== undefined && e.hosts.length > 0) {
       const own = hosts[index] ?? new Set<string>();
@@ -114,10 +152,12 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
     }
   }
 
-  const placeholders = values.map((v) => derivePlaceholder(placeholderKey, v));
+  // A gateway set has no placeholders of its own: each request uses its tenant's (src/gateway/tenant-set.ts).
+  const placeholders = scheme === undefined ? values.map((v) => derivePlaceholder(placeholderKey, v)) : [];
   const placeholderBytes = placeholders.map((p) => Buffer.from(p, 'latin1'));
   const idMap = new Map<string, number>();
   placeholders.forEach((p, i) => idMap.set(placeholderId(p), i));
+  const gateway = scheme === undefined ? undefined : buildGatewayIndex(scheme, values, origins);
 
   const patterns: Buffer[] = [];
   const patternSecret: number[] = [];
@@ -197,10 +237,11 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
     anchorOf: Int32Array.from(anchorOf),
     anchorExtended: Uint8Array.from(anchorExtended),
     inert: values.length === 0 && detection === undefined,
-    secretForId: (id) => idMap.get(id) ?? store?.secretForId(id) ?? -1,
+    secretForId: gateway !== undefined ? () => -1 : (id) => idMap.get(id) ?? store?.secretForId(id) ?? -1,
     usesCodePoint: (cp) =>
       (cp < 0x10000 ? bmp[cp] === 1 : astral.has(cp)) || detector?.usesCodePoint(cp) === true || store?.recallUsesCodePoint(cp) === true,
     placeholderFor(index) {
+      if (gateway !== undefined) return GATEWAY_MASK;
       if (index >= 0) return placeholderBytes[index] as Buffer;
       const b = store?.placeholderBytes(index);
       if (b === undefined) throw new Error('secret set: a detected value was evicted while its request was being redacted');
@@ -210,6 +251,9 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
       if (store === undefined) throw new Error('secret set: detection is off');
       return store.intern(value, kind, placeholderKey);
     },
+    ...(gateway === undefined
+      ? {}
+      : { gateway, sourcesOf: (index: number): readonly string[] => (index >= 0 ? (gateway.classSources[gateway.classOf[index] as number] as readonly string[]) : DETECTED_SOURCES) }),
     nameFor: (index) => (index >= 0 ? (joinedNames[index] as string) : `${DETECTED_PREFIX}${KINDS[kindOfSecret(index)]?.name ?? 'unknown'}`),
     valueBytes(index, depth) {
       if (index < 0) {
@@ -229,6 +273,32 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
       return b;
     },
   };
+}
+
+const DETECTED_SOURCES: readonly string[] = ['detected'];
+
+/** Fingerprints, the one table every tenant's restore reads, and entitlement classes (one per combination of sources). */
+function buildGatewayIndex(scheme: TenantScheme, values: readonly string[], origins: ReadonlyArray<Map<string, readonly string[]>>): GatewayIndex {
+  const fingerprints = values.map((v) => scheme.fingerprint(v));
+  const byFingerprint = new Map<string, number>();
+  fingerprints.forEach((fp, i) => byFingerprint.set(fp, byFingerprint.has(fp) ? AMBIGUOUS : i));
+  const classIds = new Map<string, number>();
+  const classSources: string[][] = [];
+  const classGroups: string[][] = [];
+  const classOf = new Int32Array(values.length);
+  origins.forEach((own, i) => {
+    const sources = [...own.keys()].sort();
+    const key = sources.join('\u0000');
+    let id = classIds.get(key);
+    if (id === undefined) {
+      id = classSources.length;
+      classIds.set(key, id);
+      classSources.push(sources);
+      classGroups.push([...new Set([...own.values()].flat())].sort());
+    }
+    classOf[i] = id;
+  });
+  return { scheme, fingerprints, byFingerprint, classOf, classSources, classGroups };
 }
 
 /**

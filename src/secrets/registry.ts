@@ -3,7 +3,7 @@
 // the snapshot becomes unavailable and requests fail closed.
 
 import { FictaError } from '../errors.ts';
-import { buildSecretSet, type Detection, type SecretSet } from '../redact/secret-set.ts';
+import { buildSecretSet, type Detection, type SecretSet, type TenantScheme } from '../redact/secret-set.ts';
 import { err, ok, type Result } from '../util/result.ts';
 import { MIN_SECRET_LENGTH, type PlaceholderKeyProvider, type SecretEntry, type SecretSource } from './types.ts';
 
@@ -37,6 +37,8 @@ export interface RegistryOptions {
   onError?: (error: FictaError) => void;
   /** Detection (anchors, grammars and the process-wide store of detected values), when on. */
   detection?: Detection;
+  /** Gateway: sets are built for tenant views (fingerprints, entitlement) under this scheme. */
+  scheme?: TenantScheme;
 }
 
 /** Splits entries into usable ones and refused ones (too short or empty). */
@@ -77,7 +79,7 @@ export async function createSecretRegistry(options: RegistryOptions): Promise<Re
     if (!loaded.ok) return { kind: 'unavailable', error: loaded.error, version: ++version };
     const { kept, skipped } = filterEntries(loaded.value);
     if (skipped.length > 0) options.onSkipped?.(skipped);
-    const set = buildSecretSet(kept, key.value, options.detection);
+    const set = buildSecretSet(kept, key.value, options.detection, options.scheme);
     const next: SecretSnapshot = { kind: 'ready', set, version: ++version };
     options.onLoaded?.({ count: set.size, version: next.version, buildMs: performance.now() - started });
     return next;

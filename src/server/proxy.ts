@@ -51,14 +51,17 @@ export interface ProxyDeps {
 }
 
 const GUARDED: RestoreConfig = { toolCalls: 'guarded', allowHosts: [] };
-/** The compiled policy per secret set (a set changes when the vault does; its hosts with it). */
-const policies = new WeakMap<SecretSet, { config: RestoreConfig; policy: RestorePolicy }>();
+/**
+ * The compiled policy per secret set (a set changes when the vault does; its hosts with it), keyed by its
+ * hosts array, which a gateway tenant's view shares with the set.
+ */
+const policies = new WeakMap<SecretSet['hosts'], { config: RestoreConfig; policy: RestorePolicy }>();
 
 function policyOf(set: SecretSet, config: RestoreConfig): RestorePolicy {
-  const hit = policies.get(set);
+  const hit = policies.get(set.hosts);
   if (hit !== undefined && hit.config === config) return hit.policy;
   const policy = policyFor(set, config);
-  policies.set(set, { config, policy });
+  policies.set(set.hosts, { config, policy });
   return policy;
 }
 
