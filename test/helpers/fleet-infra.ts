@@ -59,7 +59,7 @@ async function stop(proc: ChildProcess): Promise<void> {
 }
 
 /**
- * HAProxy in front of the instances: round robin, `/readyz` checked every 200 ms (one failure takes an
+ * HAProxy in front of the instances: round robin, `/readyz` checked every 250 ms (two failures take an
  * instance out, two successes bring it back), no server-side keep-alive (a closed listener is a refused
  * connection, retried on another instance), and `x-served-by` naming the instance in each response.
  */
@@ -78,33 +78,39 @@ export async function startHaproxy(dir: string, backends: readonly Backend[]): P
       '  timeout client 60s',
       '  timeout server 60s',
       '  timeout http-request 10s',
+      // A check waits this long for /readyz (the default is `inter`, too short on a loaded machine).
+      '  timeout check 2s',
       '  option http-server-close',
       '  retries 3',
       '  option redispatch 1',
       'frontend ficta',
       `  bind 127.0.0.1:${port}`,
+      // Answered by HAProxy itself (to see it is up without sending a request to an instance).
+      '  monitor-uri /haproxy-alive',
       '  default_backend gateways',
       'backend gateways',
       '  balance roundrobin',
       '  option httpchk GET /readyz',
       '  http-check expect status 200',
       '  http-response set-header x-served-by %[srv_name]',
-      ...backends.map((b) => `  server ${b.name} 127.0.0.1:${b.port} check port ${b.adminPort} inter 200ms fall 1 rise 2`),
+      ...backends.map((b) => `  server ${b.name} 127.0.0.1:${b.port} check port ${b.adminPort} inter 250ms fall 2 rise 2`),
       '',
     ].join('\n'),
   );
   const { proc, output } = startProcess('haproxy', ['-db', '-f', cfg]);
   const url = `http://127.0.0.1:${port}`;
-  await waitFor(async () => (await fetch(`${url}/`)).status > 0, 'haproxy', 15_000, proc, output);
+  await waitFor(async () => (await fetch(`${url}/haproxy-alive`)).status === 200, 'haproxy', 15_000, proc, output);
   return { url, output, close: () => stop(proc) };
 }
 
 export interface Prometheus extends Infra {
   /** An instant query: the result vector (labels and value). */
   query(promql: string): Promise<Array<{ metric: Record<string, string>; value: [number, string] }>>;
+  /** An instant query of a range vector (`metric[10m]`): every sample, with its time (seconds). */
+  queryRange(promql: string): Promise<Array<{ metric: Record<string, string>; values: Array<[number, string]> }>>;
 }
 
-/** Prometheus scraping the admin listeners every 250 ms. */
+/** Prometheus scraping the admin listeners every 300 ms. */
 export async function startPrometheus(dir: string, adminPorts: readonly number[]): Promise<Prometheus> {
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
@@ -113,8 +119,8 @@ export async function startPrometheus(dir: string, adminPorts: readonly number[]
     cfg,
     [
       'global:',
-      '  scrape_interval: 250ms',
-      '  scrape_timeout: 200ms',
+      '  scrape_interval: 300ms',
+      '  scrape_timeout: 300ms',
       'scrape_configs:',
       '  - job_name: ficta',
       '    static_configs:',
@@ -134,6 +140,12 @@ export async function startPrometheus(dir: string, adminPorts: readonly number[]
     url,
     output,
     close: () => stop(proc),
+    async queryRange(promql) {
+      const res = await fetch(`${url}/api/v1/query?query=${encodeURIComponent(promql)}`);
+      const body = (await res.json()) as { status: string; data?: { result: Array<{ metric: Record<string, string>; values: Array<[number, string]> }> }; error?: string };
+      if (body.status !== 'success' || body.data === undefined) throw new Error(`prometheus query failed: ${body.error ?? res.status}`);
+      return body.data.result;
+    },
     async query(promql) {
       const res = await fetch(`${url}/api/v1/query?query=${encodeURIComponent(promql)}`);
       const body = (await res.json()) as { status: string; data?: { result: Array<{ metric: Record<string, string>; value: [number, string] }> }; error?: string };
