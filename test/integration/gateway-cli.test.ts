@@ -25,8 +25,8 @@ beforeAll(async () => {
   writeFileSync(join(work, 'org.env'), `DB_PASSWORD=${ORG_SECRET}\n`);
   gw = writeGatewayDir(
     join(work, 'gw'),
-    { adminPort: 0, drainDelay: '1s', drainTimeout: '10s', maxConcurrent: 2, tokensPoll: '200ms' },
-    `port = 0\n[secrets]\nenvFiles = [${JSON.stringify(join(work, 'org.env'))}]\n[upstreams]\nanthropic = ${JSON.stringify(up.url)}\nopenai = ${JSON.stringify(up.url)}\n`,
+    { adminPort: 0, drainDelay: '1s', drainTimeout: '10s', maxConcurrent: 2, tokensPoll: '200ms', lastUsedFile: join(work, 'gw-last-used.json') },
+    `port = 0\n[upstreams]\nanthropic = ${JSON.stringify(up.url)}\nopenai = ${JSON.stringify(up.url)}\n[[sources]]\nname = "org"\ntype = "dotenv"\npath = ${JSON.stringify(join(work, 'org.env'))}\ngroups = ["platform", "sre"]\n`,
   );
 });
 afterAll(async () => {
@@ -177,6 +177,12 @@ describe('ficta gateway serving', () => {
       expect(audit.filter((a) => a.status === 401)).toHaveLength(3);
       const everything = p.stdoutLines().join('\n') + p.stderr();
       for (const secret of [alice, bob, ORG_SECRET]) expect(everything).not.toContain(secret);
+
+      // The instance wrote when each tenant last made a request; token list shows it.
+      const list = await runCli(['gateway', 'token', 'list', '--json', '--config', gw.config], { env: env() });
+      const rows = JSON.parse(list.stdout).tokens as Array<{ name: string; lastUsed: string | null; revoked: string | null }>;
+      expect(rows.find((r) => r.name === 'alice')).toMatchObject({ lastUsed: expect.stringMatching(/^\d{4}-/), revoked: null });
+      expect(rows.find((r) => r.name === 'bob')!.lastUsed).toMatch(/^\d{4}-/);
     } finally {
       p.child.kill('SIGKILL');
       up.setScript(echoScript());

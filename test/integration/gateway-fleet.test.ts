@@ -71,6 +71,7 @@ let up: MockUpstream;
 let instances: GatewayProcess[] = [];
 let haproxy: Infra | undefined;
 let prometheus: Prometheus | undefined;
+let tokensFile: string;
 const tokens = new Map<string, string>();
 /** The placeholder each client's own value got at the upstream, by client (read off the mock's requests). */
 const seenPlaceholder = new Map<number, string>();
@@ -124,8 +125,7 @@ describe.skipIf(!HAVE_TOOLS)('gateway fleet behind HAProxy, scraped by Prometheu
       if (!added.ok) throw added.error;
       tokens.set(t.name, added.value.token);
     }
-    const tokensFile = gw.tokensFile;
-    (globalThis as { __fleetTokensFile?: string }).__fleetTokensFile = tokensFile;
+    tokensFile = gw.tokensFile;
     instances = await Promise.all([0, 1, 2].map(() => startGateway(gw.config, { cwd: work, env: { ORG_WEB_TOKEN: VALUES.web } })));
     const ports = instances.map((p, i) => ({ name: `g${i + 1}`, port: Number(new URL(p.url).port), adminPort: Number(new URL(p.adminUrl).port) }));
     haproxy = await startHaproxy(join(work, 'haproxy'), ports);
@@ -220,7 +220,7 @@ describe.skipIf(!HAVE_TOOLS)('gateway fleet behind HAProxy, scraped by Prometheu
       instances[0]!.child.kill('SIGKILL');
       events.killed = now();
       await sleepUntil(t0 + AT.revoke);
-      const revoked = revokeToken((globalThis as { __fleetTokensFile?: string }).__fleetTokensFile!, REVOKED);
+      const revoked = revokeToken(tokensFile, REVOKED);
       if (!revoked.ok) throw revoked.error;
       events.revoked = now();
       await sleepUntil(t0 + AT.drain);
