@@ -1,7 +1,6 @@
 // The `[gateway]` table of the configuration: the shared key, the token file, the admin listener, the
 // drain timings, the per-tenant limit and what metrics may name (issue 21, DESIGN §11).
 
-import type { Config } from '../config/schema.ts';
 import { DurationSchema } from '../config/duration.ts';
 import { FictaError } from '../errors.ts';
 import { z } from '../config/zod.ts';
@@ -43,7 +42,7 @@ export const GatewayConfigSchema = z
 export type GatewayConfig = z.infer<typeof GatewayConfigSchema>;
 
 /** The `[gateway]` table, or an error saying the config needs one. */
-export function gatewayConfigOf(config: Pick<Config, 'gateway'>, configFile: string | undefined): GatewayConfig {
+export function gatewayConfigOf(config: { gateway?: GatewayConfig | undefined }, configFile: string | undefined): GatewayConfig {
   if (config.gateway === undefined) {
     throw new FictaError('FICTA_CONFIG_INVALID', `gateway: ${configFile ?? 'the config'} has no [gateway] table (keyFile, tokensFile, …); ficta gateway init DIR writes a starter config`);
   }
