@@ -3,7 +3,7 @@
 
 import type { Hono } from 'hono';
 import type { Tenancy } from './gateway/tenant.ts';
-import type { SourceStatus } from './gateway/sources.ts';
+import { createOrgSources, type SourceStatus } from './gateway/sources.ts';
 import { createGatewayKeys, type GatewayKeys } from './gateway/tenant-placeholder.ts';
 import { ok } from './util/result.ts';
 import type { Config } from './config/schema.ts';
@@ -52,6 +52,8 @@ export interface FictaOptions {
    * per tenant under its key, and restore follows each source's `groups`.
    */
   tenancy?: Tenancy;
+  /** How long a value removed from or replaced in a `[[sources]]` source stays protected (`[gateway] retain`; default 7 days). */
+  retainMs?: number;
 }
 
 export interface Ficta {
@@ -99,6 +101,19 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
       : []),
     ...(options.sources ?? []),
   ];
+  // `[[sources]]`: read once here (a failure leaves the instance not ready, never without the source's values).
+  const org =
+    config.sources.length === 0
+      ? undefined
+      : await createOrgSources(config.sources, {
+          env,
+          ...(options.retainMs === undefined ? {} : { retainMs: options.retainMs }),
+          onResult: (source, error, values) =>
+            error === undefined
+              ? logEvent(logger, 'debug', 'source_loaded', { source, values })
+              : logEvent(logger, 'warn', 'source_load_failed', { source, code: error.code, error: error.message, kept: values, msg: `source ${source} failed to load; keeping its last good values (${values})` }),
+        });
+  if (org !== undefined) sources.push(org.source);
   const { anthropic, openai, gemini, ollama, chatgpt, ...named } = config.upstreams;
   const table = createUpstreamTable({ anthropic, openai, gemini, ollama, chatgpt }, Object.fromEntries(Object.entries(named).map(([n, u]) => [n, u.url])));
   if (!table.ok) throw table.error;
@@ -139,7 +154,7 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
       ...(watermarker === undefined ? {} : { watermarker }),
     },
     { onRequestStart: inFlight.start, onRequestEnd: inFlight.end },
-    { token: config.token, tenancy: options.tenancy },
+    { token: config.token, tenancy: options.tenancy, ...(org === undefined ? {} : { ready: org.ready }) },
   );
 
   let running: RunningServer | undefined;
@@ -158,9 +173,10 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
       logEvent(logger, 'info', 'listening', { url: running.url, token: config.token === undefined ? 'none' : 'required' });
       return { ...running, baseUrls: baseUrls(running.url, config.token) };
     },
-    ready: () => registry.current().kind === 'ready',
-    sources: () => [],
+    ready: () => registry.current().kind === 'ready' && (org?.ready() ?? true),
+    sources: () => org?.status() ?? [],
     async reload() {
+      if (org !== undefined) await org.refreshAll();
       await registry.reload();
     },
     inFlight: () => inFlight.count,
@@ -168,6 +184,7 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
     report: () => ({ ...stats.snapshot(), ...(detection === undefined ? {} : { detectedStore: detection.store.stats() }) }),
     async close() {
       if (running !== undefined) await running.close(config.limits.shutdownGraceMs);
+      org?.close();
       await registry.close();
       await upstream.close();
       await watermarker?.close();

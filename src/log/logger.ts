@@ -17,6 +17,8 @@ export type LogEvent =
   | 'secrets_loaded'
   | 'secrets_skipped'
   | 'secrets_reload_failed'
+  | 'source_loaded'
+  | 'source_load_failed'
   | 'request'
   | 'stream_error'
   | 'internal_error'

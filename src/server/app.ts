@@ -24,6 +24,8 @@ export interface AppOptions {
   token?: string | undefined;
   /** The gateway's tenants (issue 21): every provider request is authenticated by it instead of `token`. */
   tenancy?: Tenancy | undefined;
+  /** False until every `[[sources]]` source has loaded: provider requests get 503 `ficta_not_ready`, nothing forwarded. */
+  ready?: (() => boolean) | undefined;
 }
 
 export interface AppHooks {
@@ -52,6 +54,13 @@ export function createApp(deps: ProxyDeps, hooks: AppHooks = {}, options: AppOpt
   /** Proxies one request on a provider route; undefined when no route matches (→ 404). */
   const proxyIncoming = async ({ incoming, outgoing }: HttpBindings): Promise<Response | undefined> => {
     const rawUrl = incoming.url ?? '/';
+    if (options.ready !== undefined && !options.ready()) {
+      const guess = deps.router.resolve(rawUrl.replace(/^\/t\/[^/?]*/, ''));
+      if (guess === undefined) return undefined;
+      const body = guess.errorShape.format(503, 'ficta_not_ready', 'ficta: not every secret source has loaded yet; nothing was forwarded');
+      logRefused(incoming.method, rawUrl, 503, 'not_ready', body);
+      return new Response(body, { status: 503, headers: { 'content-type': 'application/json', 'retry-after': '5' } });
+    }
     if (options.tenancy !== undefined) return proxyTenant(options.tenancy, incoming, outgoing, rawUrl);
     const access = checkToken(rawUrl, options.token);
     if (!access.ok) {
