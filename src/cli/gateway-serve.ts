@@ -22,7 +22,7 @@ export async function serveGateway(values: OptionValues<typeof GATEWAY_OPTIONS>,
   if (Object.keys(gatewayFlags).length > 0) flags.gateway = gatewayFlags;
   const configFile = gatewayConfigFile(values.config, io.env);
   const { config } = loadGatewayConfig({ configFile, env: io.env, flags });
-  const gateway = await startGateway({ config, env: io.env });
+  const gateway = await startGateway({ config, env: io.env, configFile, reloadConfig: () => loadGatewayConfig({ configFile, env: io.env, flags }).config });
   const readyFile = values['ready-file'];
   if (readyFile !== undefined) writeAtomic(readyFile, `FICTA_LISTEN=${gateway.url}\nFICTA_ADMIN=${gateway.adminUrl}\n`);
 

@@ -9,17 +9,22 @@ import { createFicta, type Ficta, type RequestSummary } from '../index.ts';
 import { createLogger, logEvent, type Logger } from '../log/logger.ts';
 import { startAdmin, type AdminServer } from './admin.ts';
 import { gatewayConfigOf } from './config.ts';
+import { diffConfig } from './config-reload.ts';
 import { readGatewayKey } from './key.ts';
 import { createGatewayMetrics, type GatewayMetrics, type RequestFacts } from './metrics.ts';
 import { LAST_USED_FLUSH_MS, mergeLastUsed } from './last-used.ts';
 import { createTenancy, type GatewayTenancy } from './tenancy.ts';
-import { createTokenStore, type TokenStore } from './tokens.ts';
+import { createTokenStore, fileStamp, type TokenStore } from './tokens.ts';
 
 export interface GatewayOptions {
   config: Config;
   env?: NodeJS.ProcessEnv;
   /** Defaults to JSON lines: request lines (the audit trail) on stdout, the rest on stderr or `log.file`. */
   logger?: Logger;
+  /** The config file, watched for changes (with `reloadConfig`). */
+  configFile?: string | undefined;
+  /** Reads and validates the config again (throws a FictaError naming the key when it is invalid). */
+  reloadConfig?: () => Config;
 }
 
 export interface Gateway {
@@ -46,7 +51,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const key = readGatewayKey(gw.keyFile);
   const tokensResult = createTokenStore(gw.tokensFile);
   if (!tokensResult.ok) throw tokensResult.error;
-  const tokens: TokenStore = tokensResult.value;
+  let tokens: TokenStore = tokensResult.value;
 
   let draining = false;
   let ficta: Ficta | undefined;
@@ -59,6 +64,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     ...(options.env === undefined ? {} : { env: options.env }),
     logger,
     tenancy,
+    retainMs: gw.retain,
     onRequest: (s) => metrics?.observe(factsOf(s)),
   });
   const engine = ficta;
@@ -99,9 +105,57 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       logEvent(logger, 'error', 'tokens_reload_failed', { code: result.error.code, error: result.error.message });
     } else if (result.value.changed) logEvent(logger, 'info', 'tokens_loaded', { active: result.value.active, revoked: result.value.revoked });
   };
+  // The config as it runs, and what a changed file means for it (config-reload.ts).
+  let current = options.config;
+  let configStamp = options.configFile === undefined ? undefined : fileStamp(options.configFile);
+  const applyConfig = (why: 'signal' | 'file'): void => {
+    if (options.reloadConfig === undefined) return;
+    let next: Config;
+    try {
+      next = options.reloadConfig();
+    } catch (error) {
+      m.reloadFailed('config');
+      logEvent(logger, 'error', 'gateway_config_invalid', { code: (error as FictaError).code, error: (error as Error).message, msg: 'the changed config is not valid; running on with the previous one' });
+      return;
+    }
+    const change = diffConfig(current, next);
+    if (change.tokensFile !== undefined) {
+      const store = createTokenStore(change.tokensFile);
+      if (store.ok) {
+        tokens = store.value;
+        tenancy.setTokens(tokens);
+      } else {
+        reloadTokens(store);
+        change.restartNeeded.push('gateway.tokensFile');
+      }
+    }
+    if (change.maxConcurrent !== undefined) tenancy.setMaxConcurrent(change.maxConcurrent);
+    if (change.tokensPoll !== undefined) schedulePoll(change.tokensPoll);
+    current = next;
+    logEvent(logger, change.restartNeeded.length === 0 ? 'info' : 'warn', 'gateway_config_changed', {
+      trigger: why,
+      applied: [...(change.maxConcurrent === undefined ? [] : ['gateway.maxConcurrent']), ...(change.tokensFile === undefined ? [] : ['gateway.tokensFile']), ...(change.tokensPoll === undefined ? [] : ['gateway.tokensPoll'])],
+      restartNeeded: change.restartNeeded,
+      ...(change.restartNeeded.length === 0 ? {} : { msg: `config changed: ${change.restartNeeded.join(', ')} take effect on a restart (a rolling restart of the fleet)` }),
+    });
+  };
   // Polled, not watched: a rename over the file or a Kubernetes `..data` swap is seen the same way.
-  const poll = setInterval(() => reloadTokens(tokens.reloadIfChanged()), gw.tokensPoll);
-  poll.unref();
+  const check = (): void => {
+    reloadTokens(tokens.reloadIfChanged());
+    if (options.configFile === undefined) return;
+    const stamp = fileStamp(options.configFile);
+    if (stamp !== undefined && stamp !== configStamp) {
+      configStamp = stamp;
+      applyConfig('file');
+    }
+  };
+  let poll: NodeJS.Timeout | undefined;
+  const schedulePoll = (ms: number): void => {
+    clearInterval(poll);
+    poll = setInterval(check, ms);
+    poll.unref();
+  };
+  schedulePoll(gw.tokensPoll);
   const lastUsedFile = gw.lastUsedFile;
   const flushLastUsed = (): void => {
     if (lastUsedFile !== undefined && !mergeLastUsed(lastUsedFile, tokens.lastUsed())) logEvent(logger, 'warn', 'last_used_write_failed', { error: `gateway: cannot write ${lastUsedFile} (last-used times)` });
@@ -117,6 +171,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     adminUrl: admin.url,
     ready,
     async reload() {
+      if (options.configFile !== undefined) configStamp = fileStamp(options.configFile);
+      applyConfig('signal');
       reloadTokens(tokens.reload());
       await engine.reload();
     },

@@ -27,17 +27,28 @@ export interface TenancyOptions {
 export interface GatewayTenancy extends Tenancy {
   /** Requests in flight per tenant name on this instance. */
   inFlight(): ReadonlyMap<string, number>;
+  /** A changed config: another token file, another limit (requests in flight keep their slots). */
+  setTokens(tokens: TokenStore): void;
+  setMaxConcurrent(n: number): void;
 }
 
 /** The token-file implementation of the engine's Tenancy seam. */
 export function createTenancy(options: TenancyOptions): GatewayTenancy {
   const inFlight = new Map<string, number>();
+  let tokens = options.tokens;
+  let maxConcurrent = options.maxConcurrent;
   return {
     key: options.key,
     inFlight: () => inFlight,
+    setTokens(next) {
+      tokens = next;
+    },
+    setMaxConcurrent(n) {
+      maxConcurrent = n;
+    },
     authenticate(req: IncomingMessage, rawTarget: string): AuthResult {
       const found = tokenOf(req, rawTarget);
-      const tenant = found === undefined ? undefined : options.tokens.lookup(found.token);
+      const tenant = found === undefined ? undefined : tokens.lookup(found.token);
       if (found === undefined || tenant === undefined) {
         options.onRefused?.('unauthorized');
         return {
@@ -52,13 +63,13 @@ export function createTenancy(options: TenancyOptions): GatewayTenancy {
         return { ok: false, status: 503, type: 'ficta_not_ready', message: 'ficta: this gateway instance has not loaded every secret source yet; nothing was forwarded; retry', headers: { 'retry-after': '1' } };
       }
       const n = inFlight.get(tenant.name) ?? 0;
-      if (n >= options.maxConcurrent) {
+      if (n >= maxConcurrent) {
         options.onRefused?.('too_many_requests', tenant.name);
         return {
           ok: false,
           status: 429,
           type: 'ficta_too_many_requests',
-          message: `ficta: more than ${options.maxConcurrent} requests of this tenant in flight on this instance; nothing was forwarded; retry`,
+          message: `ficta: more than ${maxConcurrent} requests of this tenant in flight on this instance; nothing was forwarded; retry`,
           headers: { 'retry-after': String(RETRY_AFTER_S) },
         };
       }

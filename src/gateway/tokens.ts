@@ -100,7 +100,7 @@ function load(path: string): Result<Snapshot> {
 }
 
 /** Inode, size and modification time of what `path` points at (a Kubernetes `..data` swap changes the inode). */
-function fileStamp(path: string): string | undefined {
+export function fileStamp(path: string): string | undefined {
   try {
     const st = statSync(path);
     return `${st.ino}:${st.size}:${st.mtimeMs}`;

@@ -33,7 +33,9 @@ export type LogEvent =
   | 'gateway_reload'
   | 'tokens_loaded'
   | 'tokens_reload_failed'
-  | 'last_used_write_failed';
+  | 'last_used_write_failed'
+  | 'gateway_config_changed'
+  | 'gateway_config_invalid';
 
 export interface CreateLoggerOptions {
   level: LogLevel;

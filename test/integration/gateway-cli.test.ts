@@ -188,4 +188,38 @@ describe('ficta gateway serving', () => {
       up.setScript(echoScript());
     }
   });
+
+  it('applies a changed config without a restart (the per-tenant limit), names what needs one, and runs on when the new one is invalid', async () => {
+    const dir = writeGatewayDir(join(work, 'live'), { adminPort: 0, drainDelay: '0s', maxConcurrent: 1, tokensPoll: '200ms' }, `port = 0\n[upstreams]\nopenai = ${JSON.stringify(up.url)}\n`);
+    const token = await addTenant(dir.config, 'erin', [], work);
+    const p = await startGateway(dir.config, { cwd: work });
+    try {
+      up.setScript(echoScript({ firstByteDelayMs: 500 }));
+      const call = () => fetch(`${p.url}/t/${token}/openai/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"messages":[{"role":"user","content":"x"}]}' });
+      const pair = async (): Promise<number[]> => {
+        const a = call();
+        await new Promise((r) => setTimeout(r, 150));
+        const b = await call();
+        return [(await a).status, b.status];
+      };
+      expect(await pair()).toEqual([200, 429]);
+      const original = readFileSync(dir.config, 'utf8');
+      writeFileSync(dir.config, original.replace('maxConcurrent = 1', 'maxConcurrent = 2').replace('port = 0', 'port = 0\n[detect]\nmode = "block"'));
+      await new Promise((r) => setTimeout(r, 800));
+      expect(await pair()).toEqual([200, 200]);
+      const changed = p.stderr().split('\n').filter((l) => l.includes('"event":"gateway_config_changed"')).map((l) => JSON.parse(l));
+      expect(changed.at(-1)).toMatchObject({ trigger: 'file', applied: ['gateway.maxConcurrent'], restartNeeded: ['detect'] });
+      // An invalid config is refused with its key named; the instance runs on with the previous one.
+      writeFileSync(dir.config, original.replace('maxConcurrent = 1', 'maxConcurrent = "many"'));
+      await new Promise((r) => setTimeout(r, 800));
+      expect(p.stderr()).toMatch(/"event":"gateway_config_invalid".*gateway\.maxConcurrent/);
+      expect(await pair()).toEqual([200, 200]);
+      const metrics = await (await fetch(`${p.adminUrl}/metrics`)).text();
+      expect(metrics).toContain('ficta_reload_failures_total{what="config"} 1');
+    } finally {
+      up.setScript(echoScript());
+      p.child.kill('SIGTERM');
+      expect((await p.exited).code).toBe(0);
+    }
+  });
 });
