@@ -68,7 +68,7 @@ describe('ficta gateway init, token, check', () => {
   });
 
   it('check names each problem and exits 1', async () => {
-    const dir = writeGatewayDir(join(work, 'broken'), {});
+    const dir = writeGatewayDir(join(work, 'broken'), {}, `[[sources]]\nname = "org"\ntype = "dotenv"\npath = ${JSON.stringify(join(work, 'nowhere.env'))}\ngroups = ["g"]\n`);
     writeFileSync(dir.keyFile, 'not a key\n');
     writeFileSync(dir.tokensFile, '{"version":1,"tokens":[{"name":"x"}]}');
     const r = await runCli(['gateway', 'check', '--config', dir.config], { env: env() });
@@ -76,6 +76,8 @@ describe('ficta gateway init, token, check', () => {
     const lines = r.stderr.trim().split('\n');
     expect(lines[0]).toMatch(/^ficta: gateway: key file .*gateway\.key is not a 32-byte hex key/);
     expect(lines[1]).toMatch(/^ficta: tokens: .*tokens\.json: tokens\[0\]\.groups \(x\) must be a list of group names$/);
+    expect(lines[2]).toMatch(/^ficta: gateway: source org \(dotenv\) did not load: .*nowhere\.env: ENOENT$/);
+    expect(lines).toHaveLength(3);
     const noTable = join(work, 'plain.toml');
     writeFileSync(noTable, 'port = 0\n');
     const plain = await runCli(['gateway', 'check', '--config', noTable], { env: env() });
