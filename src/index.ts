@@ -123,7 +123,7 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
   const registryResult = await createSecretRegistry({
     sources: withConfiguredHosts(sources, config.secrets.hosts),
     ...(detection === undefined ? {} : { detection }),
-    ...(scheme === undefined ? {} : { scheme }),
+    ...(scheme === undefined ? {} : { scheme, offThread: true }),
     keyProvider: scheme !== undefined ? gatewayKeyProvider(options.tenancy as Tenancy) : (options.keyProvider ?? createFilePlaceholderKeyProvider(config.home)),
     onSkipped: (skipped) => {
       for (const s of skipped) {

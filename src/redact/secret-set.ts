@@ -122,12 +122,37 @@ export const DETECTED_PREFIX = 'detected:';
 
 /** Compiles the secrets under a placeholder key. Entries with equal values share one placeholder. */
 export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: Uint8Array, detection?: Detection, scheme?: TenantScheme): SecretSet {
+  const steps = secretSetSteps(entries, placeholderKey, detection, scheme);
+  let next = steps.next();
+  while (next.done !== true) next = steps.next(next.value === PAUSE ? undefined : createMatcher(next.value.patterns, next.value.families));
+  return next.value;
+}
+
+/** A point where a build may give the event loop back, or the automaton it needs built. */
+export type BuildStep = typeof PAUSE | { patterns: Buffer[]; families: PatternFamily[] };
+export const PAUSE = 'pause' as const;
+/** Items handled between two pause points (a few milliseconds of work at most). */
+const PAUSE_EVERY = 512;
+
+/**
+ * The build of {@link buildSecretSet} as steps: it yields PAUSE now and then, and once the patterns for
+ * the automaton, which the driver answers with the built matcher (in this thread, or in a worker:
+ * src/redact/matcher-thread.ts).
+ */
+export function* secretSetSteps(
+  entries: readonly SecretInput[],
+  placeholderKey: Uint8Array,
+  detection: Detection | undefined,
+  scheme: TenantScheme | undefined,
+): Generator<BuildStep, SecretSet, Matcher | undefined> {
   const byValue = new Map<string, number>();
   const names: string[][] = [];
   const values: string[] = [];
   const hosts: Array<Set<string> | undefined> = [];
   const origins: Array<Map<string, readonly string[]>> = [];
+  let tick = 0;
   for (const e of entries) {
+    if (++tick % PAUSE_EVERY === 0) yield PAUSE;
     const known = byValue.get(e.value);
     const index = known ?? values.length;
     if (known !== undefined) {
@@ -153,16 +178,24 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
   }
 
   // A gateway set has no placeholders of its own: each request uses its tenant's (src/gateway/tenant-set.ts).
-  const placeholders = scheme === undefined ? values.map((v) => derivePlaceholder(placeholderKey, v)) : [];
+  const placeholders: string[] = [];
+  if (scheme === undefined) {
+    for (let i = 0; i < values.length; i++) {
+      if (i % PAUSE_EVERY === PAUSE_EVERY - 1) yield PAUSE;
+      placeholders.push(derivePlaceholder(placeholderKey, values[i] as string));
+    }
+  }
   const placeholderBytes = placeholders.map((p) => Buffer.from(p, 'latin1'));
   const idMap = new Map<string, number>();
   placeholders.forEach((p, i) => idMap.set(placeholderId(p), i));
-  const gateway = scheme === undefined ? undefined : buildGatewayIndex(scheme, values, origins);
+  const gateway = scheme === undefined ? undefined : yield* buildGatewayIndex(scheme, values, origins);
 
   const patterns: Buffer[] = [];
   const patternSecret: number[] = [];
   const patternDepth: number[] = [];
-  values.forEach((v, i) => {
+  for (let i = 0; i < values.length; i++) {
+    if (i % PAUSE_EVERY === PAUSE_EVERY - 1) yield PAUSE;
+    const v = values[i] as string;
     const seen = new Set<string>();
     for (let depth = 0; depth < FORM_DEPTHS; depth++) {
       const form = jsonEscapeDepth(v, depth);
@@ -172,7 +205,7 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
       patternSecret.push(i);
       patternDepth.push(depth);
     }
-  });
+  }
 
   const anchorBase = patterns.length;
   const anchorOf: number[] = [];
@@ -207,10 +240,12 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
       }
     });
   }
-  const matcher = createMatcher(patterns, families);
+  const matcher = (yield { patterns, families }) as Matcher;
   const bmp = new Uint8Array(0x10000);
   const astral = new Set<number>();
+  tick = 0;
   for (const v of values) {
+    if (++tick % PAUSE_EVERY === 0) yield PAUSE;
     for (const ch of v) {
       const cp = ch.codePointAt(0) as number;
       if (cp < 0x10000) bmp[cp] = 1;
@@ -278,15 +313,22 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
 const DETECTED_SOURCES: readonly string[] = ['detected'];
 
 /** Fingerprints, the one table every tenant's restore reads, and entitlement classes (one per combination of sources). */
-function buildGatewayIndex(scheme: TenantScheme, values: readonly string[], origins: ReadonlyArray<Map<string, readonly string[]>>): GatewayIndex {
-  const fingerprints = values.map((v) => scheme.fingerprint(v));
+function* buildGatewayIndex(scheme: TenantScheme, values: readonly string[], origins: ReadonlyArray<Map<string, readonly string[]>>): Generator<BuildStep, GatewayIndex, unknown> {
+  const fingerprints: string[] = [];
   const byFingerprint = new Map<string, number>();
-  fingerprints.forEach((fp, i) => byFingerprint.set(fp, byFingerprint.has(fp) ? AMBIGUOUS : i));
+  for (let i = 0; i < values.length; i++) {
+    if (i % PAUSE_EVERY === PAUSE_EVERY - 1) yield PAUSE;
+    const fp = scheme.fingerprint(values[i] as string);
+    fingerprints.push(fp);
+    byFingerprint.set(fp, byFingerprint.has(fp) ? AMBIGUOUS : i);
+  }
   const classIds = new Map<string, number>();
   const classSources: string[][] = [];
   const classGroups: string[][] = [];
   const classOf = new Int32Array(values.length);
-  origins.forEach((own, i) => {
+  for (let i = 0; i < origins.length; i++) {
+    if (i % PAUSE_EVERY === PAUSE_EVERY - 1) yield PAUSE;
+    const own = origins[i] as Map<string, readonly string[]>;
     const sources = [...own.keys()].sort();
     const key = sources.join('\u0000');
     let id = classIds.get(key);
@@ -297,7 +339,7 @@ function buildGatewayIndex(scheme: TenantScheme, values: readonly string[], orig
       classGroups.push([...new Set([...own.values()].flat())].sort());
     }
     classOf[i] = id;
-  });
+  }
   return { scheme, fingerprints, byFingerprint, classOf, classSources, classGroups };
 }
 

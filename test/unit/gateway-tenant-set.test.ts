@@ -179,3 +179,28 @@ describe('gateway tenant views', () => {
     expect(() => tenantSet(plain, alice)).toThrow(/gateway key/);
   });
 });
+
+describe('gateway tenant views under attack', () => {
+  it('stop opening made-up ids after MAX_FOREIGN_OPENS in one request, and still never restore them', async () => {
+    const { MAX_FOREIGN_OPENS } = await import('../../src/gateway/tenant-set.ts');
+    const keys = createGatewayKeys(KEY);
+    let opens = 0;
+    const counting = {
+      fingerprint: (v: string) => keys.fingerprint(v),
+      tenant: (name: string) => {
+        const k = keys.tenant(name);
+        return { placeholder: (fp: string) => k.placeholder(fp), open: (id: string) => (opens++, k.open(id)) };
+      },
+    };
+    const set = buildSecretSet(ENTRIES, KEY, undefined, counting);
+    const view = tenantSet(set, alice);
+    const alphabet = 'abcdefghijklmnopqrstuvwxyz234567';
+    const prng = mulberry32(9);
+    const fake = Array.from({ length: MAX_FOREIGN_OPENS + 500 }, () => `~ficta_${Array.from({ length: 20 }, () => alphabet[Math.floor(prng() * 32)]).join('')}`);
+    const stats = createRestoreStats();
+    const out = restoreJson(view, JSON.stringify({ t: fake.join(' ') }), stats);
+    expect(JSON.parse(out).t).toBe(fake.join(' '));
+    expect(opens).toBe(MAX_FOREIGN_OPENS);
+    expect(stats.foreign).toBe(fake.length);
+  });
+});
