@@ -74,6 +74,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     inFlight: () => engine.inFlight(),
     tokens: () => tokens.counts(),
     ready,
+    secretSet: () => {
+      const snap = engine.registry.current();
+      return snap.kind === 'ready' ? { version: snap.version, values: snap.set.size } : undefined;
+    },
   });
   const m = metrics;
 

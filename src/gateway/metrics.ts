@@ -42,6 +42,8 @@ export interface GatewayMetricsOptions {
   inFlight: () => number;
   tokens: () => { active: number; revoked: number };
   ready: () => boolean;
+  /** The secret set requests use now: its version (one more per swap) and value count; undefined before the first. */
+  secretSet?: () => { version: number; values: number } | undefined;
   /** Process CPU, memory, event-loop lag (prom-client's defaults, `ficta_` prefixed). */
   processMetrics?: boolean;
 }
@@ -90,6 +92,24 @@ export function createGatewayMetrics(options: GatewayMetricsOptions): GatewayMet
     registers: [registry],
     collect() {
       this.set(options.ready() ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'ficta_secret_set_version',
+    help: 'Version of the secret set in use (one more each time a reload swaps a new set in; a source can be loaded before its set is).',
+    registers: [registry],
+    collect() {
+      const set = options.secretSet?.();
+      if (set !== undefined) this.set(set.version);
+    },
+  });
+  new Gauge({
+    name: 'ficta_secret_set_values',
+    help: 'Values in the secret set in use (every source, retained values included).',
+    registers: [registry],
+    collect() {
+      const set = options.secretSet?.();
+      if (set !== undefined) this.set(set.values);
     },
   });
   new Gauge({

@@ -73,7 +73,10 @@ describe('a local ficta chained to the gateway', () => {
   });
 
   it('audits each request at the gateway with the tenant and its groups, and logs no value anywhere', async () => {
-    const audit = gateway.stdoutLines().map((l) => JSON.parse(l)).filter((l) => l.status === 200);
+    // Request lines go to stdout asynchronously: wait (bounded) for both.
+    const ok200 = () => gateway.stdoutLines().map((l) => JSON.parse(l)).filter((l) => l.status === 200);
+    for (let i = 0; i < 40 && ok200().length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    const audit = ok200();
     expect(audit.length).toBeGreaterThanOrEqual(2);
     for (const line of audit) expect(line).toMatchObject({ tenant: 'dana', groups: ['eng'] });
     const everything = gateway.stdoutLines().join('\n') + gateway.stderr() + local.stderr();

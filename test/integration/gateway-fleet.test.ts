@@ -211,9 +211,12 @@ describe.skipIf(!HAVE_TOOLS)('gateway fleet behind HAProxy, scraped by Prometheu
     const events: Record<string, number> = {};
     const orchestrate = async (): Promise<{ drained: Promise<{ code: number | null; signal: NodeJS.Signals | null }> }> => {
       await sleepUntil(t0 + AT.rotate);
+      const before = await Promise.all(instances.map((p) => setVersion(p)));
       rotateSecretDir(join(work, 'platform'), 2, { PLATFORM_DB: ROTATED });
-      // Clients use the new value only once every instance has loaded it (an unloaded value is not protected).
+      // Clients use the new value only once every instance has loaded it and swapped in a secret set that
+      // holds it (a value not yet in the set in use is not protected).
       await waitForSourceVersion(instances, 'platform', 2, 10_000);
+      await waitForSetVersion(instances, before, 10_000);
       platformValue = ROTATED;
       events.rotated = now();
       await sleepUntil(t0 + AT.kill);
@@ -317,6 +320,21 @@ async function waitForSourceVersion(instances: readonly GatewayProcess[], source
       const text = await (await fetch(`${p.adminUrl}/metrics`)).text();
       if (Number(re.exec(text)?.[1] ?? 0) >= version) break;
       if (Date.now() > deadline) throw new Error(`source ${source} did not reach version ${version} on ${p.adminUrl}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+async function setVersion(p: GatewayProcess): Promise<number> {
+  const text = await (await fetch(`${p.adminUrl}/metrics`)).text();
+  return Number(/^ficta_secret_set_version (\d+)$/m.exec(text)?.[1] ?? 0);
+}
+
+async function waitForSetVersion(instances: readonly GatewayProcess[], before: readonly number[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (const [i, p] of instances.entries()) {
+    while ((await setVersion(p)) <= (before[i] as number)) {
+      if (Date.now() > deadline) throw new Error(`no new secret set on ${p.adminUrl} within ${timeoutMs} ms`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }

@@ -13,7 +13,7 @@ const SOURCES: SourceFacts[] = [
 const facts = (over: Partial<RequestFacts> = {}): RequestFacts => ({ outcome: 'ok', status: 200, provider: 'anthropic', adapter: 'anthropic-messages', tenant: 'alice', groups: ['sre', 'platform'], blocked: [], ...over });
 
 function metrics(tenantLabels: boolean, ready = true) {
-  return createGatewayMetrics({ tenantLabels, sources: () => SOURCES, inFlight: () => 5, tokens: () => ({ active: 12, revoked: 1 }), ready: () => ready, processMetrics: false });
+  return createGatewayMetrics({ tenantLabels, sources: () => SOURCES, inFlight: () => 5, tokens: () => ({ active: 12, revoked: 1 }), ready: () => ready, secretSet: () => ({ version: 7, values: 16 }), processMetrics: false });
 }
 
 describe('gateway metrics', () => {
@@ -43,6 +43,8 @@ describe('gateway metrics', () => {
     expect(body).toContain('ficta_source_last_load_ok{source="vault",type="command"} 0');
     expect(body).toContain('ficta_source_last_load_timestamp_seconds{source="platform",type="dir"} 1700000000');
     expect(body).toContain('ficta_ready 1');
+    expect(body).toContain('ficta_secret_set_version 7');
+    expect(body).toContain('ficta_secret_set_values 16');
     // Tenants are not labels unless asked for; every metric is ficta_-prefixed.
     expect(body).not.toContain('alice');
     for (const line of body.split('\n')) if (line !== '' && !line.startsWith('#')) expect(line).toMatch(/^ficta_/);
