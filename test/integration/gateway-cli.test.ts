@@ -224,4 +224,29 @@ describe('ficta gateway serving', () => {
       expect((await p.exited).code).toBe(0);
     }
   });
+
+  it('ends a request still in flight when drainTimeout runs out, and exits 0', async () => {
+    const dir = writeGatewayDir(join(work, 'timeout'), { adminPort: 0, drainDelay: '0s', drainTimeout: '1s' }, `port = 0\n[upstreams]\nopenai = ${JSON.stringify(up.url)}\n`);
+    const token = await addTenant(dir.config, 'fay', [], work);
+    const p = await startGateway(dir.config, { cwd: work });
+    try {
+      up.setScript(() => ({ hang: true }));
+      const pending = fetch(`${p.url}/t/${token}/openai/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"messages":[]}' }).then(
+        (r) => r.status,
+        () => 'closed',
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      const started = Date.now();
+      p.child.kill('SIGTERM');
+      expect((await p.exited).code).toBe(0);
+      const took = Date.now() - started;
+      expect(took).toBeGreaterThanOrEqual(900);
+      expect(took).toBeLessThan(10_000);
+      expect(await pending).not.toBe(200);
+      expect(p.stderr()).toContain('"event":"shutdown_forced"');
+    } finally {
+      up.setScript(echoScript());
+      p.child.kill('SIGKILL');
+    }
+  });
 });
