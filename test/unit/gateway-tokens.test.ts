@@ -155,3 +155,19 @@ describe('durations', () => {
     expect(parseDuration('1.5s')).toBeUndefined();
   });
 });
+
+describe('config changes', () => {
+  it('applies the limit, the token file and its poll live, and names every other change as needing a restart', async () => {
+    const { loadConfig } = await import('../../src/config/load.ts');
+    const { diffConfig } = await import('../../src/gateway/config-reload.ts');
+    const load = (flags: Record<string, unknown>) => {
+      const r = loadConfig({ env: { FICTA_HOME: dir }, flags: { gateway: { keyFile: 'k', tokensFile: 't', ...((flags.gateway as object) ?? {}) }, ...Object.fromEntries(Object.entries(flags).filter(([k]) => k !== 'gateway')) } });
+      if (!r.ok) throw r.error;
+      return r.value;
+    };
+    const base = load({});
+    expect(diffConfig(base, load({}))).toEqual({ restartNeeded: [] });
+    expect(diffConfig(base, load({ gateway: { maxConcurrent: 4, tokensFile: 't2', tokensPoll: '1s' } }))).toEqual({ maxConcurrent: 4, tokensFile: 't2', tokensPoll: 1000, restartNeeded: [] });
+    expect(diffConfig(base, load({ gateway: { adminPort: 1, drainDelay: '1s' }, detect: { mode: 'block' }, port: 1 }))).toEqual({ restartNeeded: ['detect', 'port', 'gateway.adminPort', 'gateway.drainDelay'] });
+  });
+});
