@@ -1,5 +1,5 @@
 // The gateway fleet (issue 21 item 8): three `ficta gateway` instances behind a real HAProxy (Debian's,
-// health-checked on /readyz), 3 groups, 12 tenants, 48 concurrent streaming clients speaking four wire
+// health-checked on /readyz), 3 groups, 12 tenants, 48 concurrent streaming clients speaking five wire
 // formats. During the run one instance is SIGKILLed, one is SIGTERMed and drains, a directory source
 // rotates a value, and one tenant's token is revoked. A real Prometheus (Debian's) scrapes the three admin
 // listeners; its totals by instance and outcome must equal what the clients counted, except what the
@@ -53,8 +53,8 @@ const GITHUB = KINDS.find((k) => k.name === 'github-classic-pat')!;
 const DETECTED = Array.from({ length: TENANTS.length * CLIENTS_PER_TENANT }, (_, i) => sampleOf(GITHUB, rnd, i).secret);
 for (const v of [...Object.values(VALUES), ROTATED, ...DETECTED]) ALL_SECRET_VALUES.add(v);
 
-type Format = 'anthropic' | 'chat' | 'responses' | 'gemini';
-const FORMATS: Format[] = ['anthropic', 'chat', 'responses', 'gemini'];
+type Format = 'anthropic' | 'chat' | 'responses' | 'gemini' | 'ollama';
+const FORMATS: Format[] = ['anthropic', 'chat', 'responses', 'gemini', 'ollama'];
 
 interface Outcome {
   client: number;
@@ -81,11 +81,17 @@ function requestFor(format: Format, base: string, text: string): { url: string; 
   if (format === 'anthropic') return { url: `${base}/anthropic/v1/messages`, headers, body: JSON.stringify({ model: 'm', max_tokens: 64, stream: true, messages: [{ role: 'user', content: text }] }) };
   if (format === 'chat') return { url: `${base}/openai/v1/chat/completions`, headers, body: JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: text }] }) };
   if (format === 'responses') return { url: `${base}/openai/v1/responses`, headers, body: JSON.stringify({ model: 'm', stream: true, input: text }) };
+  if (format === 'ollama') return { url: `${base}/ollama/api/chat`, headers, body: JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: text }] }) };
   return { url: `${base}/gemini/v1beta/models/m:streamGenerateContent?alt=sse`, headers, body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text }] }] }) };
 }
 
 /** The streamed text of a response body (and, for Responses, every whole copy of it). */
 function textsOf(format: Format, body: string): string[] {
+  if (format === 'ollama') {
+    let text = '';
+    for (const line of body.split('\n')) if (line !== '') text += JSON.parse(line).message?.content ?? '';
+    return [text];
+  }
   if (format === 'gemini') {
     let text = '';
     for (const { data } of parseSse(body)) for (const p of JSON.parse(data).candidates?.[0]?.content?.parts ?? []) if (typeof p.text === 'string') text += p.text;
@@ -105,7 +111,8 @@ describe.skipIf(!HAVE_TOOLS)('gateway fleet behind HAProxy, scraped by Prometheu
       const text = lastUserText(req.json);
       const m = /^\[c(\d+)#\d+\] own=(~ficta_[a-z2-7]{20}) /.exec(text);
       if (m !== null) seenPlaceholder.set(Number(m[1]), m[2] as string);
-      return echo(req);
+      // Ollama's NDJSON comes as one body unless cut up: in pieces, like the SSE formats' events.
+      return req.url.endsWith('/api/chat') ? { ...(echo(req) as object), chunking: { seed: Number(m?.[1] ?? 0), max: 64 } } : echo(req);
     });
 
     // Sources. The directory is laid out as Kubernetes mounts a Secret: files are symlinks into ..data,
@@ -118,7 +125,7 @@ describe.skipIf(!HAVE_TOOLS)('gateway fleet behind HAProxy, scraped by Prometheu
       `[[sources]]\nname = "data"\ntype = "dotenv"\npath = ${JSON.stringify(join(work, 'data.env'))}\ngroups = ["data"]`,
       `[[sources]]\nname = "web"\ntype = "env"\nprefix = "ORG_WEB_"\ngroups = ["web"]`,
     ].join('\n');
-    const upstreams = `[upstreams]\nanthropic = "${up.url}"\nopenai = "${up.url}"\ngemini = "${up.url}"`;
+    const upstreams = `[upstreams]\nanthropic = "${up.url}"\nopenai = "${up.url}"\ngemini = "${up.url}"\nollama = "${up.url}"`;
     const gw = writeGatewayDir(join(work, 'gw'), { adminPort: 0, drainDelay: '3s', drainTimeout: '20s', tokensPoll: '200ms' }, `host = "127.0.0.1"\nport = 0\n${upstreams}\n${sources}\n`);
     for (const t of TENANTS) {
       const added = addToken(gw.tokensFile, t.name, [t.group]);
@@ -199,7 +206,7 @@ describe.skipIf(!HAVE_TOOLS)('gateway fleet behind HAProxy, scraped by Prometheu
         } catch (error) {
           outcomes.push({ client: c, tenant: tenant.name, server, kind: 'failed', started, ended: now(), detail: `${(error as Error).message} ${String(((error as Error).cause as { code?: string } | undefined)?.code ?? '')}` });
           // Whatever arrived before the failure must be a clean prefix: nothing half-restored.
-          for (const text of body === '' ? [] : textsOf(format, completeEvents(body)).slice(0, 1)) {
+          for (const text of body === '' ? [] : textsOf(format, completeEvents(format, body)).slice(0, 1)) {
             const want = `ECHO: ${fixed}`;
             const clean = text.length <= want.length ? want.startsWith(text) : text.startsWith(want) && /^~?f?i?c?t?a?_?[a-z2-7]*$/.test(text.slice(want.length));
             if (!clean) problems.push(`c${c}#${k}: failed stream was not a clean prefix`);
@@ -341,10 +348,11 @@ async function waitForSetVersion(instances: readonly GatewayProcess[], before: r
   }
 }
 
-/** The complete SSE events of a body cut mid-stream. */
-function completeEvents(body: string): string {
-  const end = body.lastIndexOf('\n\n');
-  return end === -1 ? '' : body.slice(0, end + 2);
+/** The complete SSE events (NDJSON lines) of a body cut mid-stream. */
+function completeEvents(format: Format, body: string): string {
+  const sep = format === 'ollama' ? '\n' : '\n\n';
+  const end = body.lastIndexOf(sep);
+  return end === -1 ? '' : body.slice(0, end + sep.length);
 }
 
 function redactForReport(text: string): string {
