@@ -21,15 +21,20 @@ import { createMockUpstream, echoScript, lastUserText, type MockUpstream } from 
 import { ALL_SECRET_VALUES } from '../helpers/ficta-server.ts';
 import { collect, parseSse } from '../helpers/sse-client.ts';
 
-const HAVE_TOOLS = (() => {
-  try {
-    execFileSync('haproxy', ['-v'], { stdio: 'ignore' });
-    execFileSync('prometheus', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+/** Debian's haproxy and prometheus (.ci/deps.d/gateway.sh installs them): missing tools fail the test, never skip it. */
+function missingTools(): string[] {
+  return [
+    ['haproxy', '-v'],
+    ['prometheus', '--version'],
+  ].flatMap(([cmd, arg]) => {
+    try {
+      execFileSync(cmd as string, [arg as string], { stdio: 'ignore' });
+      return [];
+    } catch {
+      return [cmd as string];
+    }
+  });
+}
 
 const GROUPS = ['platform', 'data', 'web'] as const;
 type Group = (typeof GROUPS)[number];
@@ -101,8 +106,10 @@ function textsOf(format: Format, body: string): string[] {
   return [[...c.streams.values()].join(''), ...c.copies];
 }
 
-describe.skipIf(!HAVE_TOOLS)('gateway fleet behind HAProxy, scraped by Prometheus', () => {
+describe('gateway fleet behind HAProxy, scraped by Prometheus', () => {
   beforeAll(async () => {
+    const missing = missingTools();
+    if (missing.length > 0) throw new Error(`the fleet test needs ${missing.join(' and ')} (Debian packages): bash .ci/deps.d/gateway.sh`);
     work = mkdtempSync(join(tmpdir(), 'ficta-gw-fleet-'));
     up = await createMockUpstream({ secrets: [...Object.values(VALUES), ROTATED, ...DETECTED] });
     // Streams of ~25 events 15 ms apart: long enough to be in flight when an instance is killed or drained.
