@@ -176,7 +176,8 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
     ready: () => registry.current().kind === 'ready' && (org?.ready() ?? true),
     sources: () => org?.status() ?? [],
     async reload() {
-      if (org !== undefined) await org.refreshAll();
+      // Sources first (quietly), then one rebuild of the set with everything they read.
+      if (org !== undefined) await org.refreshAll({ quiet: true });
       await registry.reload();
     },
     inFlight: () => inFlight.count,

@@ -96,7 +96,7 @@ export interface StoreOptions {
   maxPerTenant?: number;
 }
 
-/** Default bound per gateway tenant: a sixteenth of the total, so no tenant crowds out the rest. */
+/** Default bound per gateway tenant: a sixteenth of the total (256 by default), so no tenant crowds out the rest. */
 export const DEFAULT_MAX_PER_TENANT = DEFAULT_MAX_ENTRIES / 16;
 
 /** Tenants remembered per detected value (a value carried by more is restored only to the latest ones). */
@@ -107,7 +107,7 @@ export function createDetectedStore(options: StoreOptions = {}): DetectedStore {
   const maxEntries = options.maxEntries ?? DEFAULT_MAX_ENTRIES;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const fingerprint = options.fingerprint;
-  const maxPerTenant = options.maxPerTenant ?? DEFAULT_MAX_PER_TENANT;
+  const maxPerTenant = options.maxPerTenant ?? Math.max(1, Math.floor(maxEntries / 16));
   /** Gateway: detected values each tenant holds a grant on, oldest first. */
   const perTenant = new Map<string, Set<Entry>>();
   const byValue = new Map<string, Entry>();

@@ -37,8 +37,11 @@ export interface OrgSources {
   /** Every source has loaded at least once. */
   ready(): boolean;
   status(): SourceStatus[];
-  /** Reads every source again now (SIGHUP); the registry is told when anything changed. */
-  refreshAll(): Promise<void>;
+  /**
+   * Reads every source again now (SIGHUP). Resolves true when anything changed; the registry is told too,
+   * unless `quiet` (the caller reloads it itself).
+   */
+  refreshAll(options?: { quiet?: boolean }): Promise<boolean>;
   close(): void;
 }
 
@@ -91,6 +94,8 @@ export async function createOrgSources(configs: readonly SourceConfig[], options
     for (const l of listeners) l();
   };
 
+  let quiet = false;
+  let changedSince = false;
   const readOnce = async (s: State): Promise<void> => {
     const r = await readSource(s.config, options.env);
     if (!r.ok) {
@@ -119,7 +124,8 @@ export async function createOrgSources(configs: readonly SourceConfig[], options
     options.onResult?.(s.config.name, undefined, next.length);
     if (differs) {
       s.version++;
-      changed();
+      changedSince = true;
+      if (!quiet) changed();
     }
   };
 
@@ -217,8 +223,15 @@ export async function createOrgSources(configs: readonly SourceConfig[], options
         lastResult: s.error === undefined && s.loaded ? 'ok' : 'error',
         ...(s.error === undefined ? {} : { error: s.error }),
       })),
-    async refreshAll() {
-      await Promise.all(states.map((s) => refresh(s)));
+    async refreshAll(options = {}) {
+      quiet = options.quiet === true;
+      changedSince = false;
+      try {
+        await Promise.all(states.map((s) => refresh(s)));
+      } finally {
+        quiet = false;
+      }
+      return changedSince;
     },
     close() {
       for (const t of timers) clearInterval(t);

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseOutput, readSource } from '../../src/gateway/source-kinds.ts';
 import { createOrgSources, type OrgSources } from '../../src/gateway/sources.ts';
 import { SourcesConfigSchema, type SourceConfig } from '../../src/gateway/sources-config.ts';
+import { loadConfig } from '../../src/config/load.ts';
 
 const dirs: string[] = [];
 const opened: OrgSources[] = [];
@@ -70,6 +71,24 @@ describe('[[sources]] config', () => {
     expect(bad([{ name: 'a', type: 'env', prefix: 'A_', groups: ['g'] }, { name: 'a', type: 'env', prefix: 'B_', groups: ['g'] }])).toMatch(/^1\.name: another source/);
     expect(bad([{ name: 'a', type: 'command', command: ['x'], groups: ['g'], timeout: 'soon' }])).toMatch(/^0\.timeout: must be a duration/);
     expect(bad([{ name: 'a', type: 'vault', groups: ['g'] }])).not.toBe('ok');
+  });
+});
+
+describe('[[sources]] in a config file', () => {
+  it('reads the TOML array of tables (durations as strings) and names the path of a bad key', () => {
+    const d = tmp();
+    writeFileSync(
+      join(d, 'config.toml'),
+      '[[sources]]\nname = "platform"\ntype = "dir"\npath = "/etc/ficta/secrets/platform"\ngroups = ["platform", "sre"]\nrefresh = "30s"\n\n[[sources]]\nname = "doppler"\ntype = "command"\ncommand = ["doppler", "secrets", "download", "--no-file", "--format", "env"]\ngroups = ["*"]\nretain = "1d"\n',
+    );
+    const r = loadConfig({ env: { FICTA_HOME: d } });
+    expect(r.ok && r.value.sources).toEqual([
+      { name: 'platform', type: 'dir', path: '/etc/ficta/secrets/platform', groups: ['platform', 'sre'], refresh: 30_000 },
+      { name: 'doppler', type: 'command', command: ['doppler', 'secrets', 'download', '--no-file', '--format', 'env'], groups: ['*'], retain: 86_400_000, timeout: 30_000 },
+    ]);
+    writeFileSync(join(d, 'config.toml'), '[[sources]]\nname = "p"\ntype = "dir"\npath = "/x"\ngroups = ["g"]\nrefresh = 30\n');
+    const bad = loadConfig({ env: { FICTA_HOME: d } });
+    expect(!bad.ok && bad.error.message).toMatch(/sources\.0\.refresh/);
   });
 });
 

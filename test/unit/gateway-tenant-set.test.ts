@@ -204,3 +204,46 @@ describe('gateway tenant views under attack', () => {
     expect(stats.foreign).toBe(fake.length);
   });
 });
+
+describe('gateway request summaries', () => {
+  it('carry tenant, groups, counts by source, withheld tenant:not-entitled and foreign placeholders, never a placeholder', async () => {
+    const { writeRequestLog } = await import('../../src/server/request-log.ts');
+    const { createRunStats } = await import('../../src/server/stats.ts');
+    const { createWithheldCounts } = await import('../../src/sinks/withheld.ts');
+    const { createLogger } = await import('../../src/log/logger.ts');
+    const { Writable } = await import('node:stream');
+    const set = gatewaySet();
+    const view = tenantSet(set, alice);
+    const redactions = new Map<number, number>();
+    const out = redactBody(view, Buffer.from(JSON.stringify({ c: `${PLATFORM} ${BILLING} ${EVERYONE} ${PLATFORM}` })), 'json', redactions).bytes.toString();
+    const [pPlatform, pBilling] = placeholdersIn(out) as [string, string];
+    const [pBob] = placeholdersIn(redactFor(tenantSet(set, bob), BILLING)) as [string];
+    const restore = createRestoreStats();
+    restoreJson(view, JSON.stringify({ t: `${pPlatform} ${pBilling} ${pBob}` }), restore);
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'info', destination: new Writable({ write: (c: Buffer, _e, cb) => (lines.push(c.toString()), cb()) }) });
+    const summaries: unknown[] = [];
+    const stats = createRunStats((s) => summaries.push(s));
+    writeRequestLog(
+      { logger, stats },
+      { id: 'x', method: 'POST', route: '/v1/messages', site: 'response', provider: 'anthropic', adapter: 'anthropic-messages', status: 200, bytesIn: 1, bytesUp: 1, bytesOut: 1, redactions, restore, started: performance.now() - 5, upstreamMs: 2, outcome: 'ok', blocked: [], withheld: createWithheldCounts(), tenant: 'alice', groups: ['platform'] },
+      view,
+    );
+    logger.flush();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(summaries[0]).toMatchObject({
+      tenant: 'alice',
+      groups: ['platform'],
+      provider: 'anthropic',
+      adapter: 'anthropic-messages',
+      upstreamMs: 2,
+      foreignPlaceholders: 1,
+      redactionsBySource: { platform: 2, billing: 1, shared: 1 },
+      restoresBySource: { platform: 1 },
+      withheld: { STRIPE_KEY: { 'tenant:not-entitled': 1 } },
+    });
+    const line = JSON.parse(lines.join('').trim().split('\n').at(-1)!);
+    expect(line).toMatchObject({ tenant: 'alice', groups: ['platform'], foreignPlaceholders: 1, withheld: { STRIPE_KEY: { 'tenant:not-entitled': 1 } } });
+    expect(lines.join('')).not.toMatch(/~ficta_[a-z2-7]{20}/);
+  });
+});
