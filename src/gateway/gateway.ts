@@ -208,9 +208,22 @@ function factsOf(s: RequestSummary): RequestFacts {
     groups: s.groups,
     redactionsBySource: s.redactionsBySource,
     restoresBySource: s.restoresBySource,
+    detections: detectionsOf(s.redactions),
     withheld: s.withheld,
     blocked: s.blocked,
     addedMs: s.ms === undefined ? undefined : s.upstreamMs === undefined ? s.ms : Math.max(0, s.ms - s.upstreamMs),
     upstreamMs: s.upstreamMs,
   };
+}
+
+/** Detected credentials are counted under `detected:<kind>` names among the redactions. */
+function detectionsOf(redactions: Record<string, number>): Record<string, number> | undefined {
+  let out: Record<string, number> | undefined;
+  for (const [name, n] of Object.entries(redactions)) {
+    if (!name.startsWith('detected:')) continue;
+    out ??= {};
+    const kind = name.slice('detected:'.length);
+    out[kind] = (out[kind] ?? 0) + n;
+  }
+  return out;
 }

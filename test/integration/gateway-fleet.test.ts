@@ -285,6 +285,9 @@ describe('gateway fleet behind HAProxy, scraped by Prometheus', () => {
     while (Date.now() < deadline && (await promCount('g3', 'ok')) !== clientCount('g3', 'ok')) await new Promise((r) => setTimeout(r, 250));
     for (const server of ['g2', 'g3']) {
       for (const kind of ['ok', 'unauthorized'] as const) expect(await promCount(server, kind), `${server} ${kind}`).toBe(clientCount(server, kind));
+      // Every request carried one credential only detection knows: one detection per request served.
+      const det = await prometheus!.query(`sum(last_over_time(ficta_detections_total{instance="${adminOf.get(server)}",kind="${GITHUB.name}"}[10m]))`);
+      expect(Number(det[0]?.value[1] ?? 0), `${server} detections`).toBe(clientCount(server, 'ok'));
     }
     // The killed instance: Prometheus holds what it had counted at its last successful scrape. That value
     // must equal the requests clients saw it complete up to that scrape (300 ms either side for the lag
