@@ -4,6 +4,7 @@ import { z } from './zod.ts';
 import { UiConfigSchema } from '../ui/config.ts';
 import { DetectConfigSchema, TermsSchema } from '../detect/config.ts';
 import { BUILT_IN_UPSTREAMS, lowercaseUpstreamNames, namedUpstreamProblem } from '../providers/upstreams.ts';
+import { GatewayConfigSchema } from '../gateway/config.ts';
 import { SourcesConfigSchema } from '../gateway/sources-config.ts';
 import { HostListSchema, RestoreConfigSchema } from '../sinks/config.ts';
 import { McpConfigSchema } from '../mcp/config.ts';
@@ -108,6 +109,7 @@ export const ConfigSchema = z
     watermark: WatermarkConfigSchema.prefault({}).describe('Watermarks and the attribution registry.'),
     detect: DetectConfigSchema.prefault({}).describe('Detection of credentials nobody registered.'),
     ui: UiConfigSchema.prefault({}).describe('The dashboard at /_ficta/ (see docs/ui.md).'),
+    gateway: GatewayConfigSchema.optional().describe('`ficta gateway`: key, tokens, admin listener, drain, limits (see docs/gateway.md).'),
     sources: SourcesConfigSchema.default([]).describe('Organisation secret sources with the groups entitled to them (`[[sources]]`: dotenv, dir, env or command; see docs/gateway.md).'),
   })
   .strict();
