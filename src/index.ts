@@ -211,9 +211,11 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
       });
       // The automaton is compiled just after the ready line rather than before it; a request that comes
       // sooner compiles it itself (scanSecrets reads set.matcher), so nothing passes unscanned.
+      // The upstream client's HTTP stack likewise.
       setImmediate(() => {
         const snap = registry.current();
         if (snap.kind === 'ready') void snap.set.matcher;
+        upstream.warm();
       });
       // The token is a credential: logged only as "set", never in the URL.
       logEvent(logger, 'info', 'listening', { url: running.url, token: config.token === undefined ? 'none' : 'required' });

@@ -28,16 +28,16 @@ const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'si
 
 export const ConfigSchema = z
   .object({
-    home: z.string().min(1).describe('Where the vault, keys, registry and config live.'),
-    host: z.string().min(1).default('127.0.0.1').describe('Address to bind; a non-loopback address needs a token.'),
-    port: z.number().int().min(0).max(65535).default(8787).describe('Port to listen on; 0 for any free port.'),
+    home: z.string().min(1).register(z.globalRegistry, { description: 'Where the vault, keys, registry and config live.' }),
+    host: z.string().min(1).default('127.0.0.1').register(z.globalRegistry, { description: 'Address to bind; a non-loopback address needs a token.' }),
+    port: z.number().int().min(0).max(65535).default(8787).register(z.globalRegistry, { description: 'Port to listen on; 0 for any free port.' }),
     upstreams: z
       .object({
-        anthropic: httpUrl.default(BUILT_IN_UPSTREAMS.anthropic).describe('Anthropic upstream (`/anthropic/*`, `/v1/messages`).'),
-        openai: httpUrl.default(BUILT_IN_UPSTREAMS.openai).describe('OpenAI upstream (`/openai/*`, other `/v1/*`).'),
-        gemini: httpUrl.default(BUILT_IN_UPSTREAMS.gemini).describe('Gemini API upstream (`/gemini/*`, `/v1beta/*`).'),
-        ollama: httpUrl.default(BUILT_IN_UPSTREAMS.ollama).describe('Ollama upstream (`/ollama/*`).'),
-        chatgpt: httpUrl.default(BUILT_IN_UPSTREAMS.chatgpt).describe('ChatGPT backend for Codex signed in with ChatGPT (`/chatgpt/*`).'),
+        anthropic: httpUrl.default(BUILT_IN_UPSTREAMS.anthropic).register(z.globalRegistry, { description: 'Anthropic upstream (`/anthropic/*`, `/v1/messages`).' }),
+        openai: httpUrl.default(BUILT_IN_UPSTREAMS.openai).register(z.globalRegistry, { description: 'OpenAI upstream (`/openai/*`, other `/v1/*`).' }),
+        gemini: httpUrl.default(BUILT_IN_UPSTREAMS.gemini).register(z.globalRegistry, { description: 'Gemini API upstream (`/gemini/*`, `/v1beta/*`).' }),
+        ollama: httpUrl.default(BUILT_IN_UPSTREAMS.ollama).register(z.globalRegistry, { description: 'Ollama upstream (`/ollama/*`).' }),
+        chatgpt: httpUrl.default(BUILT_IN_UPSTREAMS.chatgpt).register(z.globalRegistry, { description: 'ChatGPT backend for Codex signed in with ChatGPT (`/chatgpt/*`).' }),
       })
       .catchall(namedUpstream)
       .superRefine((upstreams, ctx) => {
@@ -53,28 +53,28 @@ export const ConfigSchema = z
       // Named upstreams in any case, routed lowercased (`[upstreams.OpenRouter]` → /openrouter/).
       .transform((upstreams) => lowercaseUpstreamNames(upstreams, () => undefined) as typeof upstreams)
       .prefault({})
-      .describe('The built-in upstreams (a URL each), and named upstreams as tables (`[upstreams.openrouter]` `url = "https://openrouter.ai"`), routed at `/<name>/…`.'),
+      .register(z.globalRegistry, { description: 'The built-in upstreams (a URL each), and named upstreams as tables (`[upstreams.openrouter]` `url = "https://openrouter.ai"`), routed at `/<name>/…`.' }),
     limits: z
       .object({
-        maxBodyBytes: z.number().int().positive().default(DEFAULT_MAX_BODY_BYTES).describe('Largest request body accepted, as received (compressed or not).'),
-        maxDecodedBytes: z.number().int().positive().default(DEFAULT_MAX_BODY_BYTES).describe('Largest request body after content-encoding is decoded (gzip bomb guard).'),
-        maxEventBytes: z.number().int().positive().default(DEFAULT_MAX_BODY_BYTES).describe('Largest single SSE event or undelimited response region held while restoring.'),
-        connectTimeoutMs: z.number().int().positive().default(10_000).describe('Time to connect to an upstream.'),
-        headersTimeoutMs: z.number().int().positive().default(600_000).describe('Time from sending a request to the upstream\'s response headers (non-streaming calls can think for minutes).'),
-        bodyTimeoutMs: z.number().int().positive().default(600_000).describe('Longest silence between two chunks of an upstream response body.'),
-        shutdownGraceMs: z.number().int().nonnegative().default(10_000).describe('How long SIGINT/SIGTERM waits for in-flight requests before closing them.'),
+        maxBodyBytes: z.number().int().positive().default(DEFAULT_MAX_BODY_BYTES).register(z.globalRegistry, { description: 'Largest request body accepted, as received (compressed or not).' }),
+        maxDecodedBytes: z.number().int().positive().default(DEFAULT_MAX_BODY_BYTES).register(z.globalRegistry, { description: 'Largest request body after content-encoding is decoded (gzip bomb guard).' }),
+        maxEventBytes: z.number().int().positive().default(DEFAULT_MAX_BODY_BYTES).register(z.globalRegistry, { description: 'Largest single SSE event or undelimited response region held while restoring.' }),
+        connectTimeoutMs: z.number().int().positive().default(10_000).register(z.globalRegistry, { description: 'Time to connect to an upstream.' }),
+        headersTimeoutMs: z.number().int().positive().default(600_000).register(z.globalRegistry, { description: 'Time from sending a request to the upstream\'s response headers (non-streaming calls can think for minutes).' }),
+        bodyTimeoutMs: z.number().int().positive().default(600_000).register(z.globalRegistry, { description: 'Longest silence between two chunks of an upstream response body.' }),
+        shutdownGraceMs: z.number().int().nonnegative().default(10_000).register(z.globalRegistry, { description: 'How long SIGINT/SIGTERM waits for in-flight requests before closing them.' }),
       })
       .strict()
       .prefault({})
-      .describe('Sizes and times.'),
+      .register(z.globalRegistry, { description: 'Sizes and times.' }),
     secrets: z
       .object({
-        envFiles: z.array(z.string().min(1)).default([]).describe('dotenv files whose values are registered secrets.'),
-        env: z.array(z.string().min(1)).default([]).describe('Names of environment variables whose values are registered secrets.'),
-        vault: z.enum(['auto', 'on', 'off']).default('auto').describe('Use the sealed vault when it exists ("auto"), always ("on"), or never ("off").'),
-        require: z.boolean().default(false).describe('Refuse to start when no secret is registered from any source (detection alone does not count).'),
-        allowMissing: z.boolean().default(false).describe('Start even when a variable named in `env` is not set (otherwise an error).'),
-        hosts: z.record(z.string().min(1), HostListSchema).default({}).describe('Hosts each named secret may be restored towards in tool calls (`[secrets.hosts] NAME = ["api.github.com"]`).'),
+        envFiles: z.array(z.string().min(1)).default([]).register(z.globalRegistry, { description: 'dotenv files whose values are registered secrets.' }),
+        env: z.array(z.string().min(1)).default([]).register(z.globalRegistry, { description: 'Names of environment variables whose values are registered secrets.' }),
+        vault: z.enum(['auto', 'on', 'off']).default('auto').register(z.globalRegistry, { description: 'Use the sealed vault when it exists ("auto"), always ("on"), or never ("off").' }),
+        require: z.boolean().default(false).register(z.globalRegistry, { description: 'Refuse to start when no secret is registered from any source (detection alone does not count).' }),
+        allowMissing: z.boolean().default(false).register(z.globalRegistry, { description: 'Start even when a variable named in `env` is not set (otherwise an error).' }),
+        hosts: z.record(z.string().min(1), HostListSchema).default({}).register(z.globalRegistry, { description: 'Hosts each named secret may be restored towards in tool calls (`[secrets.hosts] NAME = ["api.github.com"]`).' }),
         discover: z
           .union([z.boolean(), z.literal('auto')])
           .default('auto')
@@ -83,19 +83,19 @@ export const ConfigSchema = z
       })
       .strict()
       .prefault({})
-      .describe('Where registered secrets come from.'),
+      .register(z.globalRegistry, { description: 'Where registered secrets come from.' }),
     log: z
       .object({
-        level: logLevel.default('info').describe('Log level.'),
+        level: logLevel.default('info').register(z.globalRegistry, { description: 'Log level.' }),
         format: z
           .enum(['auto', 'json', 'text'])
           .default('auto')
-          .describe('`json` (one object per line; ficta\'s own stderr lines too), `text` (one readable line per event), or `auto`: text, coloured, when the log goes to a terminal, JSON otherwise.'),
-        file: z.string().min(1).optional().describe('Write logs to this file instead of stderr.'),
+          .register(z.globalRegistry, { description: '`json` (one object per line; ficta\'s own stderr lines too), `text` (one readable line per event), or `auto`: text, coloured, when the log goes to a terminal, JSON otherwise.' }),
+        file: z.string().min(1).optional().register(z.globalRegistry, { description: 'Write logs to this file instead of stderr.' }),
       })
       .strict()
       .prefault({})
-      .describe('The request log.'),
+      .register(z.globalRegistry, { description: 'The request log.' }),
     token: z
       .string()
       .regex(/^[A-Za-z0-9_-]{16,128}$/, { message: 'must be 16 to 128 characters of A-Z a-z 0-9 _ -' })

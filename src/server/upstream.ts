@@ -5,13 +5,18 @@
 // headers become 502 (unreachable) or 504 (timed out).
 
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Dispatcher } from 'undici';
-// The Agent alone, not undici's index, which also loads fetch, WebSocket, the cache, the mocks and the
-// request API ficta never uses. Measured here: 92 → 42 ms of CPU to load from node_modules; in the
-// bundle, `ficta serve` used 116 → 106 ms of CPU to its ready line (medians of 10). undici has no exports
-// map, so the path is reachable; undici-agent.d.ts types it, and a move in a new major fails the build.
-import Agent from 'undici/lib/dispatcher/agent.js';
+import type { Agent, Dispatcher } from 'undici';
 import { FictaError, isFictaError } from '../errors.ts';
+
+/**
+ * undici's Agent alone, not undici's index, which also loads fetch, WebSocket, the cache, the mocks and the
+ * request API ficta never uses (measured: 92 → 42 ms of CPU to load from node_modules; in the bundle,
+ * `ficta serve` used 116 → 106 ms of CPU to its ready line). undici has no exports map, so the path is
+ * reachable; undici-agent.d.ts types it, and a move in a new major fails the build. Loaded on first use,
+ * not at start: its HTTP/2 client loads node:http2 and node:tls (~12 ms of `ficta serve`'s start), and
+ * createFicta's listen warms it just after the ready line.
+ */
+const loadAgentClass = async (): Promise<typeof Agent> => (await import('undici/lib/dispatcher/agent.js')).default;
 
 export interface UpstreamLimits {
   connectTimeoutMs: number;
@@ -54,6 +59,8 @@ export interface UpstreamCall {
 
 export interface UpstreamClient {
   dispatch(req: UpstreamRequest, handler: UpstreamHandler): UpstreamCall;
+  /** Loads the HTTP client now rather than with the first request. */
+  warm(): void;
   close(): Promise<void>;
 }
 
@@ -64,14 +71,21 @@ const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEO
 
 /** Creates the pooled client. */
 export function createUpstreamClient(limits: UpstreamLimits): UpstreamClient {
-  const agent = new Agent({
-    connect: { timeout: limits.connectTimeoutMs },
-    headersTimeout: limits.headersTimeoutMs,
-    bodyTimeout: limits.bodyTimeoutMs,
-    keepAliveTimeout: KEEP_ALIVE_MS,
-    connections: 128,
-  });
+  let agent: Agent | undefined;
+  let loading: Promise<Agent> | undefined;
+  const load = (): Promise<Agent> =>
+    (loading ??= loadAgentClass().then(
+      (AgentClass) =>
+        (agent = new AgentClass({
+          connect: { timeout: limits.connectTimeoutMs },
+          headersTimeout: limits.headersTimeoutMs,
+          bodyTimeout: limits.bodyTimeoutMs,
+          keepAliveTimeout: KEEP_ALIVE_MS,
+          connections: 128,
+        })),
+    ));
   return {
+    warm: () => void load().catch(() => undefined),
     dispatch(req, handler) {
       let controller: Dispatcher.DispatchController | undefined;
       let afterHead = false;
@@ -82,7 +96,14 @@ export function createUpstreamClient(limits: UpstreamLimits): UpstreamClient {
         done = true;
         handler.onError(afterHead ? error : toUpstreamError(abortReason ?? error, req.origin), afterHead);
       };
-      try {
+      const start = (agent: Agent): void => {
+        try {
+          send(agent);
+        } catch (error) {
+          fail(error);
+        }
+      };
+      const send = (agent: Agent): void => {
         agent.dispatch(
           { origin: req.origin, path: req.path, method: req.method as Dispatcher.HttpMethod, headers: req.headers, body: req.body ?? null },
           {
@@ -107,9 +128,9 @@ export function createUpstreamClient(limits: UpstreamLimits): UpstreamClient {
             },
           },
         );
-      } catch (error) {
-        fail(error);
-      }
+      };
+      if (agent !== undefined) start(agent);
+      else load().then(start, fail);
       return {
         resume: () => controller?.resume(),
         abort: () => {
@@ -120,7 +141,7 @@ export function createUpstreamClient(limits: UpstreamLimits): UpstreamClient {
       };
     },
     async close() {
-      await agent.close();
+      if (loading !== undefined) await (await loading).close();
     },
   };
 }

@@ -19,8 +19,8 @@ export const HostListSchema = z.array(HostPatternSchema);
 /** The `restore` table. */
 export const RestoreConfigSchema = z
   .object({
-    toolCalls: z.enum(TOOL_CALL_MODES as ['guarded', 'all', 'never']).default('guarded').describe('Placeholders in tool-call arguments: "guarded" withholds those a call would send over the network to a host not allowed; "all" restores every one; "never" none.'),
-    allowHosts: HostListSchema.default([]).describe('Hosts every secret may be restored towards (`--allow-host`); `*.example.com` covers subdomains.'),
+    toolCalls: z.enum(TOOL_CALL_MODES as ['guarded', 'all', 'never']).default('guarded').register(z.globalRegistry, { description: 'Placeholders in tool-call arguments: "guarded" withholds those a call would send over the network to a host not allowed; "all" restores every one; "never" none.' }),
+    allowHosts: HostListSchema.default([]).register(z.globalRegistry, { description: 'Hosts every secret may be restored towards (`--allow-host`); `*.example.com` covers subdomains.' }),
   })
   .strict();
 

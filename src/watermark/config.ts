@@ -12,19 +12,19 @@ export const DEFAULT_RETENTION_DAYS = 90;
 
 export const WatermarkConfigSchema = z
   .object({
-    enabled: z.boolean().default(true).describe('Off: request bodies pass untouched and nothing is registered. Stripping responses stays on.'),
-    inBand: z.boolean().default(true).describe('Embed in-band frames; off leaves fingerprints only (zero tokens).'),
-    thresholdBytes: z.number().int().positive().default(DEFAULT_THRESHOLD_BYTES).describe('Documents below this many UTF-8 bytes are neither marked nor fingerprinted.'),
-    retentionDays: z.number().int().positive().default(DEFAULT_RETENTION_DAYS).describe('Registry rows older than this many days are purged (`ficta attribute --purge`).'),
+    enabled: z.boolean().default(true).register(z.globalRegistry, { description: 'Off: request bodies pass untouched and nothing is registered. Stripping responses stays on.' }),
+    inBand: z.boolean().default(true).register(z.globalRegistry, { description: 'Embed in-band frames; off leaves fingerprints only (zero tokens).' }),
+    thresholdBytes: z.number().int().positive().default(DEFAULT_THRESHOLD_BYTES).register(z.globalRegistry, { description: 'Documents below this many UTF-8 bytes are neither marked nor fingerprinted.' }),
+    retentionDays: z.number().int().positive().default(DEFAULT_RETENTION_DAYS).register(z.globalRegistry, { description: 'Registry rows older than this many days are purged (`ficta attribute --purge`).' }),
     surfaces: z
       .object({
-        documents: z.boolean().default(true).describe('Anthropic `document` blocks with text sources; OpenAI file inputs with a text data URL and text parts wrapped in `<document>…</document>`.'),
-        toolResults: z.boolean().default(false).describe('Anthropic `tool_result`, OpenAI `role: "tool"` messages and `*_call_output` items.'),
-        promptText: z.boolean().default(false).describe('Plain user prompt text.'),
+        documents: z.boolean().default(true).register(z.globalRegistry, { description: 'Anthropic `document` blocks with text sources; OpenAI file inputs with a text data URL and text parts wrapped in `<document>…</document>`.' }),
+        toolResults: z.boolean().default(false).register(z.globalRegistry, { description: 'Anthropic `tool_result`, OpenAI `role: "tool"` messages and `*_call_output` items.' }),
+        promptText: z.boolean().default(false).register(z.globalRegistry, { description: 'Plain user prompt text.' }),
       })
       .strict()
       .prefault({})
-      .describe('What is marked and fingerprinted.'),
+      .register(z.globalRegistry, { description: 'What is marked and fingerprinted.' }),
   })
   .strict();
 
