@@ -1,5 +1,5 @@
-// `pnpm docs`: writes the generated reference pages (docs/configuration.md, docs/commands.md);
-// `pnpm docs --check` only says whether the committed pages are current (exit 1 when not).
+// `pnpm run docs`: writes the generated reference pages (docs/configuration.md, docs/commands.md);
+// `pnpm run docs --check` only says whether the committed pages are current (exit 1 when not).
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,7 +18,7 @@ for (const [path, text] of Object.entries(await generatedPages())) {
   }
   if (current === text) continue;
   stale++;
-  if (check) process.stderr.write(`docs: ${path} is not what pnpm docs generates\n`);
+  if (check) process.stderr.write(`docs: ${path} is not what pnpm run docs generates\n`);
   else {
     writeFileSync(file, text);
     process.stdout.write(`docs: wrote ${path}\n`);

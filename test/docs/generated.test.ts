@@ -1,4 +1,4 @@
-// The configuration and command references are generated (`pnpm docs`): the committed pages must be
+// The configuration and command references are generated (`pnpm run docs`): the committed pages must be
 // exactly what the generator makes from the schema and the command specs today.
 
 import { readFileSync } from 'node:fs';
@@ -9,10 +9,10 @@ import { generatedPages } from '../../scripts/docs/pages.ts';
 const ROOT = join(import.meta.dirname, '../..');
 
 describe('generated reference pages', () => {
-  it('are what pnpm docs generates (run it after changing the schema or a command spec)', async () => {
+  it('are what pnpm run docs generates (run it after changing the schema or a command spec)', async () => {
     const pages = await generatedPages();
     expect(Object.keys(pages).sort()).toEqual(['docs/commands.md', 'docs/configuration.md']);
-    for (const [path, text] of Object.entries(pages)) expect(readFileSync(join(ROOT, path), 'utf8'), `${path} is stale: run pnpm docs`).toBe(text);
+    for (const [path, text] of Object.entries(pages)) expect(readFileSync(join(ROOT, path), 'utf8'), `${path} is stale: run pnpm run docs`).toBe(text);
   });
 
   it('name every config key with its default, and every command', async () => {
