@@ -34,9 +34,10 @@ if [ ! -f "$dir/ready" ]; then
   kill -TERM "$(cat "$dir/pid")" 2>/dev/null || true
   exit 1
 fi
-# The token is a credential for this run: GitHub replaces it with *** in every later log line.
+# The token is a credential for this run: on GitHub, masked (*** in every later log line). Elsewhere
+# nothing here prints it; keep the base URLs out of the log yourself.
 token=$(sed -n 's|^FICTA_URL=.*/t/\([^/]*\).*$|\1|p' "$dir/ready")
-[ -n "$token" ] && echo "::add-mask::$token"
+if [ "${GITHUB_ACTIONS:-}" = true ] && [ -n "$token" ]; then echo "::add-mask::$token"; fi
 grep -v '^FICTA_LISTEN=' "$dir/ready" >> "${GITHUB_ENV:-/dev/null}"
 if [ -n "${GITHUB_OUTPUT:-}" ]; then
   sed -n -e 's/^FICTA_URL=/base-url=/p' -e 's/^ANTHROPIC_BASE_URL=/anthropic-base-url=/p' \

@@ -105,6 +105,7 @@ function createJob(name: string, jobEnv: Record<string, string> = {}) {
         FICTA_OPENAI_UPSTREAM: up.url,
         FICTA_ANTHROPIC_UPSTREAM: up.url,
         RUNNER_TEMP: temp,
+        GITHUB_ACTIONS: 'true',
         GITHUB_ACTION_PATH: ROOT,
         GITHUB_ENV: files.env,
         GITHUB_OUTPUT: files.output,
