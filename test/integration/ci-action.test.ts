@@ -49,9 +49,10 @@ const substitute = (text: string, inputs: Record<string, string>): string =>
     return inputs[name] as string;
   });
 
-function bash(script: string, env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
+/** Runs a step in `cwd` (the job's own directory: no .env of this checkout is ever near ficta). */
+function bash(script: string, env: NodeJS.ProcessEnv, cwd: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], { env });
+    const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], { env, cwd });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -113,7 +114,7 @@ function createJob(name: string, jobEnv: Record<string, string> = {}) {
         ...jobEnv,
         ...exported(),
         ...stepEnv,
-      });
+      }, temp);
       ran.push({ name: step.name, ...r });
       if (r.status !== 0) break;
     }
