@@ -8,8 +8,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 tag=${1:-ficta:test}
 
+# Debian's docker.io and debootstrap when missing (as root; run `apt-get update` once on a new machine).
+missing=()
+command -v dockerd >/dev/null || missing+=(docker.io)
+command -v debootstrap >/dev/null || missing+=(debootstrap)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "test-image: installing ${missing[*]}" >&2
+  apt-get install -y "${missing[@]}" >/dev/null || { echo "test-image: could not install ${missing[*]}" >&2; exit 1; }
+fi
 if ! docker info >/dev/null 2>&1; then
-  command -v dockerd >/dev/null || { echo "test-image: no dockerd (apt-get install docker.io)" >&2; exit 1; }
   echo "test-image: starting dockerd (log: /tmp/ficta-dockerd.log)" >&2
   nohup dockerd >/tmp/ficta-dockerd.log 2>&1 &
   for _ in $(seq 1 60); do docker info >/dev/null 2>&1 && break; sleep 0.5; done
