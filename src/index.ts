@@ -2,6 +2,10 @@
 // the proxy. The CLI's `serve` is a thin wrapper around this.
 
 import type { Hono } from 'hono';
+import type { Tenancy } from './gateway/tenant.ts';
+import { createOrgSources, type SourceStatus } from './gateway/sources.ts';
+import { createGatewayKeys, type GatewayKeys } from './gateway/tenant-placeholder.ts';
+import { ok } from './util/result.ts';
 import type { Config } from './config/schema.ts';
 import { FictaError } from './errors.ts';
 import { createLogger, logEvent, type Logger } from './log/logger.ts';
@@ -30,6 +34,8 @@ export type { SecretEntry, SecretSource, PlaceholderKeyProvider } from './secret
 export type { RunningServer } from './server/listen.ts';
 export type { BaseUrls } from './server/access.ts';
 export type { RequestSummary, RunReport } from './server/stats.ts';
+export type { Tenant, Tenancy, AuthResult } from './gateway/tenant.ts';
+export type { SourceStatus } from './gateway/sources.ts';
 
 export interface FictaOptions {
   config: Config;
@@ -41,6 +47,13 @@ export interface FictaOptions {
   keyProvider?: PlaceholderKeyProvider;
   /** Told about every finished request (names and counts, as in the run report). */
   onRequest?: (summary: RequestSummary) => void;
+  /**
+   * The gateway's tenants (issue 21): every provider request is authenticated by it, placeholders are
+   * per tenant under its key, and restore follows each source's `groups`.
+   */
+  tenancy?: Tenancy;
+  /** How long a value removed from or replaced in a `[[sources]]` source stays protected (`[gateway] retain`; default 7 days). */
+  retainMs?: number;
 }
 
 export interface Ficta {
@@ -53,13 +66,23 @@ export interface Ficta {
   report(): RunReport;
   /** Stops the server (graceful) and releases every resource. */
   close(): Promise<void>;
+  /** Every source has loaded at least once (the gateway's readiness). */
+  ready(): boolean;
+  /** The `[[sources]]` and how their last loads went (names, counts and times, never values). */
+  sources(): SourceStatus[];
+  /** Loads every source again (SIGHUP) and swaps the new set in; requests in flight keep theirs. */
+  reload(): Promise<void>;
+  /** Provider requests in flight. */
+  inFlight(): number;
+  /** Resolves when no provider request is in flight. */
+  drain(): Promise<void>;
 }
 
 /** Builds a proxy from a validated config; throws FictaError when the secrets cannot be loaded. */
 export async function createFicta(options: FictaOptions): Promise<Ficta> {
   const { config } = options;
   const env = options.env ?? process.env;
-  if (!isLoopbackHost(config.host) && config.token === undefined) {
+  if (!isLoopbackHost(config.host) && config.token === undefined && options.tenancy === undefined) {
     throw new FictaError('FICTA_CONFIG_INVALID', `serve: refusing to bind ${config.host} without an access token: anyone who can reach the proxy could have secrets restored (set --token or FICTA_TOKEN)`);
   }
   const logger =
@@ -78,14 +101,30 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
       : []),
     ...(options.sources ?? []),
   ];
+  // `[[sources]]`: read once here (a failure leaves the instance not ready, never without the source's values).
+  const org =
+    config.sources.length === 0
+      ? undefined
+      : await createOrgSources(config.sources, {
+          env,
+          ...(options.retainMs === undefined ? {} : { retainMs: options.retainMs }),
+          onResult: (source, error, values) =>
+            error === undefined
+              ? logEvent(logger, 'debug', 'source_loaded', { source, values })
+              : logEvent(logger, 'warn', 'source_load_failed', { source, code: error.code, error: error.message, kept: values, msg: `source ${source} failed to load; keeping its last good values (${values})` }),
+        });
+  if (org !== undefined) sources.push(org.source);
   const { anthropic, openai, gemini, ollama, chatgpt, ...named } = config.upstreams;
   const table = createUpstreamTable({ anthropic, openai, gemini, ollama, chatgpt }, Object.fromEntries(Object.entries(named).map(([n, u]) => [n, u.url])));
   if (!table.ok) throw table.error;
-  const detection = createDetection(config);
+  // A gateway's placeholders come from its key and each tenant's name (src/gateway/tenant-placeholder.ts).
+  const scheme = options.tenancy === undefined ? undefined : createGatewayKeys(options.tenancy.key);
+  const detection = createDetection(config, scheme);
   const registryResult = await createSecretRegistry({
     sources: withConfiguredHosts(sources, config.secrets.hosts),
     ...(detection === undefined ? {} : { detection }),
-    keyProvider: options.keyProvider ?? createFilePlaceholderKeyProvider(config.home),
+    ...(scheme === undefined ? {} : { scheme, offThread: true }),
+    keyProvider: scheme !== undefined ? gatewayKeyProvider(options.tenancy as Tenancy) : (options.keyProvider ?? createFilePlaceholderKeyProvider(config.home)),
     onSkipped: (skipped) => {
       for (const s of skipped) {
         const why = s.reason === 'empty' ? 'it is empty' : `it is shorter than ${MIN_SECRET_LENGTH} characters and would match ordinary text`;
@@ -115,7 +154,7 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
       ...(watermarker === undefined ? {} : { watermarker }),
     },
     { onRequestStart: inFlight.start, onRequestEnd: inFlight.end },
-    { token: config.token },
+    { token: config.token, tenancy: options.tenancy, ...(org === undefined ? {} : { ready: org.ready }) },
   );
 
   let running: RunningServer | undefined;
@@ -134,9 +173,18 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
       logEvent(logger, 'info', 'listening', { url: running.url, token: config.token === undefined ? 'none' : 'required' });
       return { ...running, baseUrls: baseUrls(running.url, config.token) };
     },
+    ready: () => registry.current().kind === 'ready' && (org?.ready() ?? true),
+    sources: () => org?.status() ?? [],
+    async reload() {
+      if (org !== undefined) await org.refreshAll();
+      await registry.reload();
+    },
+    inFlight: () => inFlight.count,
+    drain: () => (inFlight.count === 0 ? Promise.resolve() : new Promise<void>((resolve) => inFlight.idle.push(resolve))),
     report: () => ({ ...stats.snapshot(), ...(detection === undefined ? {} : { detectedStore: detection.store.stats() }) }),
     async close() {
       if (running !== undefined) await running.close(config.limits.shutdownGraceMs);
+      org?.close();
       await registry.close();
       await upstream.close();
       await watermarker?.close();
@@ -166,15 +214,24 @@ function logRefusedAtListener(deps: RequestLogDeps, registry: SecretRegistry, r:
   logRefusedRequest(deps, { id: nextRequestId(), method: r.method, route, status: r.status, outcome: r.outcome, bytesOut: r.bytesOut });
 }
 
+/** The gateway key stands in for the placeholder key (a gateway set has no placeholders of its own). */
+function gatewayKeyProvider(tenancy: Tenancy): PlaceholderKeyProvider {
+  return { getKey: async () => ok(Buffer.from(tenancy.key)) };
+}
+
 /** A raw target without its `/t/<token>` segment (to guess the route whose error shape a refusal takes). */
 function withoutTokenSegment(rawUrl: string): string {
   return rawUrl.replace(/^\/t\/[^/?]*/, '');
 }
 
 /** The detector and the store of detected values, for the life of this proxy; undefined when detection is off. */
-function createDetection(config: Config): Detection | undefined {
+function createDetection(config: Config, scheme: GatewayKeys | undefined): Detection | undefined {
   const d = config.detect;
   if (d.mode === 'off') return undefined;
-  const store: DetectedStore = createDetectedStore({ maxEntries: d.maxEntries, maxBytes: d.maxBytes });
+  const store: DetectedStore = createDetectedStore({
+    maxEntries: d.maxEntries,
+    maxBytes: d.maxBytes,
+    ...(scheme === undefined ? {} : { fingerprint: (v: string) => scheme.fingerprint(v) }),
+  });
   return { detector: createDetector({ allow: d.allow }), store, mode: d.mode };
 }

@@ -12,6 +12,7 @@ export interface CommandEntry {
 
 export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   serve: { summary: 'run the redacting proxy', load: () => import('./serve.ts') },
+  gateway: { summary: "run ficta as an organisation's gateway: tenants, shared sources, admin listener", load: () => import('./gateway.ts') },
   run: { summary: 'run a command behind a private proxy: ficta run -- CMD ARGS…', load: () => import('./run.ts') },
   claude: { summary: 'run Claude Code behind a private proxy', load: () => import('./claude.ts') },
   codex: { summary: 'run Codex behind a private proxy', load: () => import('./codex.ts') },

@@ -2,6 +2,8 @@
 
 import { z } from './zod.ts';
 import { DetectConfigSchema } from '../detect/config.ts';
+import { GatewayConfigSchema } from '../gateway/config.ts';
+import { SourcesConfigSchema } from '../gateway/sources-config.ts';
 import { BUILT_IN_UPSTREAMS, namedUpstreamProblem } from '../providers/upstreams.ts';
 import { HostListSchema, RestoreConfigSchema } from '../sinks/config.ts';
 import { WatermarkConfigSchema } from '../watermark/config.ts';
@@ -123,6 +125,10 @@ export const ConfigSchema = z
     watermark: WatermarkConfigSchema.prefault({}),
     /** Detection of credentials nobody registered (see src/detect/config.ts). */
     detect: DetectConfigSchema.prefault({}),
+    /** `ficta gateway`: key, tokens, admin listener, drain, limits (see src/gateway/config.ts). */
+    gateway: GatewayConfigSchema.optional(),
+    /** Organisation secret sources with the groups entitled to them (`[[sources]]`, see src/gateway/sources-config.ts). */
+    sources: SourcesConfigSchema.default([]),
   })
   .strict();
 

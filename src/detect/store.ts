@@ -25,6 +25,7 @@ export const MIN_RECALL_LENGTH = 8;
  * credentials is refused instead (~7 µs each: 1,024 cost ~7 ms).
  */
 export const MAX_NEW_PER_REQUEST = 1024;
+const NO_BYTES = Buffer.alloc(0);
 /** JSON escape depths a recalled value is searched in (raw, in a string, in JSON text in a string, one more). */
 const RECALL_DEPTHS = 4;
 
@@ -37,6 +38,8 @@ interface Entry {
   placeholderId: string;
   forms: Map<number, Buffer>;
   epoch: number;
+  /** Gateway: the tenants whose requests carried it (the only ones it is restored to). */
+  tenants: Set<string> | undefined;
 }
 
 /** Counters for logs and the report; never values. */
@@ -49,10 +52,19 @@ export interface StoreStats {
 }
 
 export interface DetectedStore {
-  /** The secret index (negative, encoding the kind) of `value`, stored under its placeholder from `key`. */
-  intern(value: string, kind: number, key: Uint8Array): number;
-  /** Secret index for a placeholder id (lowercase), or -1. */
+  /**
+   * The secret index (negative, encoding the kind) of `value`, stored under its placeholder from `key`
+   * (a gateway store: under its fingerprint, carried by `tenant`).
+   */
+  intern(value: string, kind: number, key: Uint8Array, tenant?: string): number;
+  /** Secret index for a placeholder id (lowercase; a gateway store: a fingerprint), or -1. */
   secretForId(id: string): number;
+  /** Gateway: records that `tenant`'s request carried the detected value (bounded per tenant). */
+  grant(index: number, tenant: string): void;
+  /** Gateway: whether `tenant`'s requests carried the detected value (false once evicted). */
+  carriedBy(index: number, tenant: string): boolean;
+  /** Gateway: the fingerprint of a detected value (undefined once evicted). */
+  fingerprintOf(index: number): string | undefined;
   /** Placeholder bytes of a detected secret index (undefined once evicted). */
   placeholderBytes(index: number): Buffer | undefined;
   /** The value escaped for `depth` JSON string levels (undefined once evicted). */
@@ -75,12 +87,29 @@ export function kindOfSecret(index: number): number {
 export interface StoreOptions {
   maxEntries?: number;
   maxBytes?: number;
+  /**
+   * Gateway: values are stored under this fingerprint instead of a placeholder (each tenant's placeholder
+   * is derived from it), and each remembers the tenants that carried it.
+   */
+  fingerprint?: (value: string) => string;
+  /** Gateway: detected values one tenant may have restored at most (its oldest are forgotten for it first). */
+  maxPerTenant?: number;
 }
+
+/** Default bound per gateway tenant: a sixteenth of the total, so no tenant crowds out the rest. */
+export const DEFAULT_MAX_PER_TENANT = DEFAULT_MAX_ENTRIES / 16;
+
+/** Tenants remembered per detected value (a value carried by more is restored only to the latest ones). */
+export const MAX_TENANTS_PER_VALUE = 64;
 
 /** Creates an empty store. */
 export function createDetectedStore(options: StoreOptions = {}): DetectedStore {
   const maxEntries = options.maxEntries ?? DEFAULT_MAX_ENTRIES;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  const fingerprint = options.fingerprint;
+  const maxPerTenant = options.maxPerTenant ?? DEFAULT_MAX_PER_TENANT;
+  /** Gateway: detected values each tenant holds a grant on, oldest first. */
+  const perTenant = new Map<string, Set<Entry>>();
   const byValue = new Map<string, Entry>();
   const byId = new Map<number, Entry>();
   const byPlaceholder = new Map<string, Entry>();
@@ -105,16 +134,56 @@ export function createDetectedStore(options: StoreOptions = {}): DetectedStore {
     byValue.set(e.value, e);
   };
 
+  const remove = (e: Entry): void => {
+    byValue.delete(e.value);
+    byId.delete(e.id);
+    byPlaceholder.delete(e.placeholderId);
+    if (recalled.delete(e.value)) recallCache = null;
+    bytes -= e.bytes;
+    evicted++;
+    if (e.tenants !== undefined) {
+      for (const t of e.tenants) {
+        const held = perTenant.get(t);
+        held?.delete(e);
+        if (held?.size === 0) perTenant.delete(t);
+      }
+    }
+  };
+
   const evict = (): void => {
     for (const e of byValue.values()) {
       if (byValue.size <= maxEntries && bytes <= maxBytes) return;
       if (e.epoch === epoch) return;
-      byValue.delete(e.value);
-      byId.delete(e.id);
-      byPlaceholder.delete(e.placeholderId);
-      if (recalled.delete(e.value)) recallCache = null;
-      bytes -= e.bytes;
-      evicted++;
+      remove(e);
+    }
+  };
+
+  const grant = (e: Entry, tenant: string): void => {
+    const tenants = (e.tenants ??= new Set());
+    let held = perTenant.get(tenant);
+    if (held === undefined) {
+      held = new Set();
+      perTenant.set(tenant, held);
+    }
+    if (tenants.has(tenant)) {
+      // Most recently granted last: the per-tenant bound forgets the oldest first.
+      held.delete(e);
+      held.add(e);
+      return;
+    }
+    tenants.add(tenant);
+    held.add(e);
+    if (tenants.size > MAX_TENANTS_PER_VALUE) {
+      const oldest = tenants.values().next().value as string;
+      tenants.delete(oldest);
+      perTenant.get(oldest)?.delete(e);
+    }
+    while (held.size > maxPerTenant) {
+      const old = held.values().next().value as Entry;
+      held.delete(old);
+      old.tenants?.delete(tenant);
+      // A value no tenant may have restored any more is only a redaction target: drop it unless in use now.
+      if (old.tenants?.size === 0 && old.epoch !== epoch) remove(old);
     }
   };
 
@@ -126,7 +195,7 @@ export function createDetectedStore(options: StoreOptions = {}): DetectedStore {
   };
 
   return {
-    intern(value, kind, key) {
+    intern(value, kind, key, tenant) {
       if (!epochScheduled) {
         epochScheduled = true;
         queueMicrotask(nextEpoch);
@@ -135,21 +204,23 @@ export function createDetectedStore(options: StoreOptions = {}): DetectedStore {
       if (known !== undefined) {
         known.epoch = epoch;
         touch(known);
+        if (tenant !== undefined) grant(known, tenant);
         return indexOf(known);
       }
       if (++newInEpoch > MAX_NEW_PER_REQUEST) {
         throw new FictaError('FICTA_LEAK_BLOCKED', `request blocked: more than ${MAX_NEW_PER_REQUEST} distinct credentials detected in one request; nothing was sent`);
       }
-      const placeholder = derivePlaceholder(key, value);
+      const placeholder = fingerprint === undefined ? derivePlaceholder(key, value) : undefined;
       const e: Entry = {
         id: nextId++,
         kind,
         value,
         bytes: Buffer.byteLength(value, 'utf8'),
-        placeholderBytes: Buffer.from(placeholder, 'latin1'),
-        placeholderId: placeholderId(placeholder),
+        placeholderBytes: placeholder === undefined ? NO_BYTES : Buffer.from(placeholder, 'latin1'),
+        placeholderId: placeholder === undefined ? (fingerprint as (v: string) => string)(value) : placeholderId(placeholder),
         forms: new Map(),
         epoch,
+        tenants: undefined,
       };
       byValue.set(value, e);
       byId.set(e.id, e);
@@ -161,9 +232,16 @@ export function createDetectedStore(options: StoreOptions = {}): DetectedStore {
         if (recalled.size > MAX_RECALLED) recalled.delete(recalled.keys().next().value as string);
         recallCache = null;
       }
+      if (tenant !== undefined) grant(e, tenant);
       evict();
       return indexOf(e);
     },
+    grant(index, tenant) {
+      const e = entryOf(index);
+      if (e !== undefined) grant(e, tenant);
+    },
+    carriedBy: (index, tenant) => entryOf(index)?.tenants?.has(tenant) === true,
+    fingerprintOf: (index) => (fingerprint === undefined ? undefined : entryOf(index)?.placeholderId),
     secretForId(id) {
       const e = byPlaceholder.get(id);
       if (e === undefined) return -1;

@@ -17,6 +17,8 @@ export type LogEvent =
   | 'secrets_loaded'
   | 'secrets_skipped'
   | 'secrets_reload_failed'
+  | 'source_loaded'
+  | 'source_load_failed'
   | 'request'
   | 'stream_error'
   | 'internal_error'
@@ -25,7 +27,15 @@ export type LogEvent =
   | 'watermark_registry_dropped'
   | 'watermark_internal_error'
   | 'vault_reunlocked'
-  | 'vault_reunlock_failed';
+  | 'vault_reunlock_failed'
+  | 'gateway_listening'
+  | 'gateway_draining'
+  | 'gateway_reload'
+  | 'tokens_loaded'
+  | 'tokens_reload_failed'
+  | 'last_used_write_failed'
+  | 'gateway_config_changed'
+  | 'gateway_config_invalid';
 
 export interface CreateLoggerOptions {
   level: LogLevel;
@@ -40,6 +50,11 @@ export interface CreateLoggerOptions {
   isTty?: boolean;
   /** The environment, for NO_COLOR. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * `ficta gateway`'s audit trail: `request` lines go here (a file descriptor, stdout = 1), always as JSON,
+   * and every other line to `destination`.
+   */
+  requestDestination?: number;
 }
 
 /** The format a log actually uses: `auto` becomes text on a terminal, JSON elsewhere. */
@@ -66,6 +81,7 @@ export function createLogger(options: CreateLoggerOptions): Logger {
           : pino.destination({ dest, sync: false, append: true, mkdir: true });
   if (typeof dest === 'number' && !file) stream = survivable(stream);
   if (resolveLogFormat(options.format, isTty) === 'text') stream = textStream(stream, isTty && wantsColor(options.env ?? process.env));
+  if (options.requestDestination !== undefined) stream = splitRequests(survivable(pino.destination({ dest: options.requestDestination, sync: false })), stream);
   return pino(
     {
       level: options.level,
@@ -126,6 +142,32 @@ function survivable(inner: DestinationStream): DestinationStream {
 /** Colour unless NO_COLOR is set (https://no-color.org). */
 export function wantsColor(env: NodeJS.ProcessEnv): boolean {
   return env.NO_COLOR === undefined || env.NO_COLOR === '';
+}
+
+/**
+ * Request lines to `requests`, the rest to `rest`. Pino writes the base fields, then the record's own:
+ * `"event":"request"` right after `"name":"ficta",` is the request event (a string value holding those
+ * characters would have its quotes escaped).
+ */
+function splitRequests(requests: DestinationStream, rest: DestinationStream): DestinationStream {
+  const flushOf = (s: DestinationStream) => (s as { flush?: (cb?: (err?: Error) => void) => void }).flush;
+  const flushSyncOf = (s: DestinationStream) => (s as { flushSync?: () => void }).flushSync;
+  return {
+    write(line: string): void {
+      (line.includes('"name":"ficta","event":"request"') ? requests : rest).write(line);
+    },
+    flush(cb?: (err?: Error) => void): void {
+      const a = flushOf(requests);
+      const b = flushOf(rest);
+      const both = (): void => (typeof b === 'function' ? b.call(rest, cb) : cb?.());
+      if (typeof a === 'function') a.call(requests, () => both());
+      else both();
+    },
+    flushSync(): void {
+      flushSyncOf(requests)?.call(requests);
+      flushSyncOf(rest)?.call(rest);
+    },
+  } as DestinationStream;
 }
 
 /** Rewrites each JSON line as one readable line (see human.ts). */

@@ -10,6 +10,8 @@ export const OUTCOMES = [
   'client_aborted',
   'bad_request',
   'unauthorized',
+  'over_limit',
+  'not_ready',
   'not_found',
   'egress_refused',
   'websocket_refused',
@@ -25,6 +27,9 @@ export const OUTCOMES = [
 ] as const;
 
 export type Outcome = (typeof OUTCOMES)[number];
+
+/** Outcomes only `ficta gateway` produces (its tenancy's refusals: over the tenant's limit, not ready yet). */
+export const GATEWAY_OUTCOMES: ReadonlySet<string> = new Set<Outcome>(['over_limit', 'not_ready']);
 
 const BY_CODE: Readonly<Record<string, Outcome>> = {
   FICTA_LEAK_BLOCKED: 'blocked',

@@ -28,6 +28,8 @@ export const HOP_BY_HOP: ReadonlySet<string> = new Set([
   'host',
   'content-length',
   'expect',
+  // The gateway's tenant token (issue 21): a credential for ficta itself, never sent on.
+  'x-ficta-token',
   'http2-settings',
 ]);
 

@@ -1,7 +1,7 @@
 // The multi-pattern byte automaton (Aho-Corasick) behind redaction and the gate: one pass over a body
 // finds every occurrence of every registered value, at a cost that does not grow with their number.
 
-import { buildTables, ROOT, type PatternFamily, type Tables } from './matcher-build.ts';
+import { buildTables, ROOT, type BuiltTables, type PatternFamily, type Tables } from './matcher-build.ts';
 
 /** Occurrences found by a scan, as parallel arrays; `count` entries are valid. */
 export interface MatchList {
@@ -358,6 +358,10 @@ function checkRange(buf: Uint8Array, start: number, end: number): void {
 
 /** Compile byte patterns (each length >= 1; duplicates allowed — each index is reported) into one automaton. */
 export function createMatcher(patterns: readonly Uint8Array[], families?: readonly PatternFamily[]): Matcher {
-  const built = buildTables(patterns, families);
+  return matcherFromTables(buildTables(patterns, families));
+}
+
+/** The automaton over tables built elsewhere (a worker: src/redact/matcher-thread.ts). */
+export function matcherFromTables(built: BuiltTables): Matcher {
   return new ByteAutomaton(built.count, built.minLen, built.maxLen, built.tables);
 }

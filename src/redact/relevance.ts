@@ -58,7 +58,8 @@ export interface Relevance {
   readonly bytes: Uint8Array;
 }
 
-const cache = new WeakMap<SecretSet, Relevance>();
+/** Keyed by the set's values array, which a gateway tenant's view of a set shares with the set. */
+const cache = new WeakMap<readonly string[], Relevance>();
 
 /** Bytes that build another escape once decoded (a `\`, the letters of `\u \n \r \t \b \f`, hex digits, `%`, `+`). */
 function building(b: number, plus: boolean): boolean {
@@ -70,7 +71,7 @@ function building(b: number, plus: boolean): boolean {
 
 /** The relevance of a set (cached). */
 export function relevanceOf(set: SecretSet): Relevance {
-  let r = cache.get(set);
+  let r = cache.get(set.values);
   if (r !== undefined) return r;
   let deep = set.usesCodePoint(0x22) || set.usesCodePoint(0x5c);
   for (let c = 0; c < 0x20 && !deep; c++) deep = set.usesCodePoint(c);
@@ -97,6 +98,6 @@ export function relevanceOf(set: SecretSet): Relevance {
     codePoint: (cp) => (cp < 0x80 ? bytes[cp] === 1 : (cp >= 0xd800 && cp <= 0xdfff) || set.usesCodePoint(cp)),
     bytes,
   };
-  cache.set(set, r);
+  cache.set(set.values, r);
   return r;
 }

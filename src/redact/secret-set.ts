@@ -21,7 +21,36 @@ export interface SecretInput {
   value: string;
   /** Hosts (normalised allow-list patterns) this secret may be restored towards in tool calls. */
   hosts?: readonly string[] | undefined;
+  /** Gateway: the source's name (`[[sources]]` name; other sources: their label). */
+  source?: string | undefined;
+  /** Gateway: the groups whose tenants may have it restored (`*`: every tenant; none: nobody). */
+  groups?: readonly string[] | undefined;
 }
+
+/** A gateway's placeholder scheme (src/gateway/tenant-placeholder.ts): fingerprints and tenant keys. */
+export interface TenantScheme {
+  fingerprint(value: string): string;
+  tenant(name: string): { placeholder(fingerprint: string): string; open(id: string): string | undefined };
+}
+
+/** Marks a fingerprint two values share in a gateway set: never restored (a 2^-64 event per pair). */
+export const AMBIGUOUS = -3;
+
+/** What gateway tenant views of a set are built from (src/gateway/tenant-set.ts). */
+export interface GatewayIndex {
+  readonly scheme: TenantScheme;
+  /** Fingerprint per secret index. */
+  readonly fingerprints: readonly string[];
+  /** Secret index per fingerprint (AMBIGUOUS when two values share one): one table for every tenant. */
+  readonly byFingerprint: ReadonlyMap<string, number>;
+  /** Per secret index, its entitlement class; per class, its source names and the union of their groups. */
+  readonly classOf: Int32Array;
+  readonly classSources: readonly (readonly string[])[];
+  readonly classGroups: readonly (readonly string[])[];
+}
+
+/** What a gateway set's own placeholders are: a mask for log lines (a request uses its tenant's view). */
+export const GATEWAY_MASK = Buffer.from('[redacted]', 'latin1');
 
 /** What detected credentials do: get a placeholder, or leave the request to be blocked by the gate. */
 export type DetectMode = 'redact' | 'block';
@@ -72,6 +101,15 @@ export interface SecretSet {
   nameFor(index: number): string;
   /** The (negative) secret index of a detected value, stored under its placeholder from this set's key. */
   detected(value: string, kind: number): number;
+  /**
+   * Gateway tenant views only: the secret a whole placeholder id names when `secretForId` refused it because
+   * the tenant is not entitled to it (withheld `tenant:not-entitled`); -1 when it is not the tenant's at all.
+   */
+  deniedForId?(id: string): number;
+  /** Gateway sets only: the source names a secret index comes from (detected values: `detected`). */
+  sourcesOf?(index: number): readonly string[];
+  /** Gateway sets (and their views) only: fingerprints, the shared table, entitlement classes, the scheme. */
+  readonly gateway?: GatewayIndex;
 }
 
 const NO_HOSTS: readonly string[] = [];
@@ -83,12 +121,38 @@ const CACHED_DEPTHS = 8;
 export const DETECTED_PREFIX = 'detected:';
 
 /** Compiles the secrets under a placeholder key. Entries with equal values share one placeholder. */
-export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: Uint8Array, detection?: Detection): SecretSet {
+export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: Uint8Array, detection?: Detection, scheme?: TenantScheme): SecretSet {
+  const steps = secretSetSteps(entries, placeholderKey, detection, scheme);
+  let next = steps.next();
+  while (next.done !== true) next = steps.next(next.value === PAUSE ? undefined : createMatcher(next.value.patterns, next.value.families));
+  return next.value;
+}
+
+/** A point where a build may give the event loop back, or the automaton it needs built. */
+export type BuildStep = typeof PAUSE | { patterns: Buffer[]; families: PatternFamily[] };
+export const PAUSE = 'pause' as const;
+/** Items handled between two pause points (a few milliseconds of work at most). */
+const PAUSE_EVERY = 512;
+
+/**
+ * The build of {@link buildSecretSet} as steps: it yields PAUSE now and then, and once the patterns for
+ * the automaton, which the driver answers with the built matcher (in this thread, or in a worker:
+ * src/redact/matcher-thread.ts).
+ */
+export function* secretSetSteps(
+  entries: readonly SecretInput[],
+  placeholderKey: Uint8Array,
+  detection: Detection | undefined,
+  scheme: TenantScheme | undefined,
+): Generator<BuildStep, SecretSet, Matcher | undefined> {
   const byValue = new Map<string, number>();
   const names: string[][] = [];
   const values: string[] = [];
   const hosts: Array<Set<string> | undefined> = [];
+  const origins: Array<Map<string, readonly string[]>> = [];
+  let tick = 0;
   for (const e of entries) {
+    if (++tick % PAUSE_EVERY === 0) yield PAUSE;
     const known = byValue.get(e.value);
     const index = known ?? values.length;
     if (known !== undefined) {
@@ -99,6 +163,12 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
       values.push(e.value);
       names.push([e.name]);
       hosts.push(undefined);
+      if (scheme !== undefined) origins.push(new Map());
+    }
+    if (scheme !== undefined) {
+      const own = origins[index] as Map<string, readonly string[]>;
+      const source = e.source ?? 'unknown';
+      own.set(source, [...(own.get(source) ?? []), ...(e.groups ?? [])]);
     }
     if (e.hosts !== undefined && e.hosts.length > 0) {
       const own = hosts[index] ?? new Set<string>();
@@ -107,15 +177,25 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
     }
   }
 
-  const placeholders = values.map((v) => derivePlaceholder(placeholderKey, v));
+  // A gateway set has no placeholders of its own: each request uses its tenant's (src/gateway/tenant-set.ts).
+  const placeholders: string[] = [];
+  if (scheme === undefined) {
+    for (let i = 0; i < values.length; i++) {
+      if (i % PAUSE_EVERY === PAUSE_EVERY - 1) yield PAUSE;
+      placeholders.push(derivePlaceholder(placeholderKey, values[i] as string));
+    }
+  }
   const placeholderBytes = placeholders.map((p) => Buffer.from(p, 'latin1'));
   const idMap = new Map<string, number>();
   placeholders.forEach((p, i) => idMap.set(placeholderId(p), i));
+  const gateway = scheme === undefined ? undefined : yield* buildGatewayIndex(scheme, values, origins);
 
   const patterns: Buffer[] = [];
   const patternSecret: number[] = [];
   const patternDepth: number[] = [];
-  values.forEach((v, i) => {
+  for (let i = 0; i < values.length; i++) {
+    if (i % PAUSE_EVERY === PAUSE_EVERY - 1) yield PAUSE;
+    const v = values[i] as string;
     const seen = new Set<string>();
     for (let depth = 0; depth < FORM_DEPTHS; depth++) {
       const form = jsonEscapeDepth(v, depth);
@@ -125,7 +205,7 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
       patternSecret.push(i);
       patternDepth.push(depth);
     }
-  });
+  }
 
   const anchorBase = patterns.length;
   const anchorOf: number[] = [];
@@ -160,10 +240,12 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
       }
     });
   }
-  const matcher = createMatcher(patterns, families);
+  const matcher = (yield { patterns, families }) as Matcher;
   const bmp = new Uint8Array(0x10000);
   const astral = new Set<number>();
+  tick = 0;
   for (const v of values) {
+    if (++tick % PAUSE_EVERY === 0) yield PAUSE;
     for (const ch of v) {
       const cp = ch.codePointAt(0) as number;
       if (cp < 0x10000) bmp[cp] = 1;
@@ -190,10 +272,11 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
     anchorOf: Int32Array.from(anchorOf),
     anchorExtended: Uint8Array.from(anchorExtended),
     inert: values.length === 0 && detection === undefined,
-    secretForId: (id) => idMap.get(id) ?? store?.secretForId(id) ?? -1,
+    secretForId: gateway !== undefined ? () => -1 : (id) => idMap.get(id) ?? store?.secretForId(id) ?? -1,
     usesCodePoint: (cp) =>
       (cp < 0x10000 ? bmp[cp] === 1 : astral.has(cp)) || detector?.usesCodePoint(cp) === true || store?.recallUsesCodePoint(cp) === true,
     placeholderFor(index) {
+      if (gateway !== undefined) return GATEWAY_MASK;
       if (index >= 0) return placeholderBytes[index] as Buffer;
       const b = store?.placeholderBytes(index);
       if (b === undefined) throw new Error('secret set: a detected value was evicted while its request was being redacted');
@@ -203,6 +286,9 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
       if (store === undefined) throw new Error('secret set: detection is off');
       return store.intern(value, kind, placeholderKey);
     },
+    ...(gateway === undefined
+      ? {}
+      : { gateway, sourcesOf: (index: number): readonly string[] => (index >= 0 ? (gateway.classSources[gateway.classOf[index] as number] as readonly string[]) : DETECTED_SOURCES) }),
     nameFor: (index) => (index >= 0 ? (joinedNames[index] as string) : `${DETECTED_PREFIX}${KINDS[kindOfSecret(index)]?.name ?? 'unknown'}`),
     valueBytes(index, depth) {
       if (index < 0) {
@@ -222,6 +308,39 @@ export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: 
       return b;
     },
   };
+}
+
+const DETECTED_SOURCES: readonly string[] = ['detected'];
+
+/** Fingerprints, the one table every tenant's restore reads, and entitlement classes (one per combination of sources). */
+function* buildGatewayIndex(scheme: TenantScheme, values: readonly string[], origins: ReadonlyArray<Map<string, readonly string[]>>): Generator<BuildStep, GatewayIndex, unknown> {
+  const fingerprints: string[] = [];
+  const byFingerprint = new Map<string, number>();
+  for (let i = 0; i < values.length; i++) {
+    if (i % PAUSE_EVERY === PAUSE_EVERY - 1) yield PAUSE;
+    const fp = scheme.fingerprint(values[i] as string);
+    fingerprints.push(fp);
+    byFingerprint.set(fp, byFingerprint.has(fp) ? AMBIGUOUS : i);
+  }
+  const classIds = new Map<string, number>();
+  const classSources: string[][] = [];
+  const classGroups: string[][] = [];
+  const classOf = new Int32Array(values.length);
+  for (let i = 0; i < origins.length; i++) {
+    if (i % PAUSE_EVERY === PAUSE_EVERY - 1) yield PAUSE;
+    const own = origins[i] as Map<string, readonly string[]>;
+    const sources = [...own.keys()].sort();
+    const key = sources.join('\u0000');
+    let id = classIds.get(key);
+    if (id === undefined) {
+      id = classSources.length;
+      classIds.set(key, id);
+      classSources.push(sources);
+      classGroups.push([...new Set([...own.values()].flat())].sort());
+    }
+    classOf[i] = id;
+  }
+  return { scheme, fingerprints, byFingerprint, classOf, classSources, classGroups };
 }
 
 /**

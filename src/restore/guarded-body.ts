@@ -148,11 +148,15 @@ function byStart(a: Edit, b: Edit): number {
   return a.start - b.start;
 }
 
-/** Offset of the first `~` in `buf` that begins a placeholder of a known value, or one cut off by its end; -1 if none. */
+/**
+ * Offset of the first `~` in `buf` that begins a placeholder of a known value, or one cut off by its end; -1
+ * if none. For a gateway tenant every whole placeholder counts, so another group's or tenant's is counted.
+ */
 function firstPlaceholder(set: SecretSet, buf: Buffer): number {
+  const every = set.deniedForId !== undefined;
   for (let i = buf.indexOf(PLACEHOLDER_FIRST_BYTE); i !== -1; i = buf.indexOf(PLACEHOLDER_FIRST_BYTE, i + 1)) {
     const p = probePlaceholder(buf, i, buf.length);
-    if (p.kind === 'partial' || (p.kind === 'full' && set.secretForId(p.id) !== -1)) return i;
+    if (p.kind === 'partial' || (p.kind === 'full' && (every || set.secretForId(p.id) !== -1))) return i;
   }
   return -1;
 }

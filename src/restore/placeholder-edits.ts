@@ -5,7 +5,7 @@ import { PLACEHOLDER_LENGTH, probePlaceholder } from '../redact/placeholder.ts';
 import { bump } from '../redact/replace.ts';
 import type { SecretSet } from '../redact/secret-set.ts';
 import type { Edit, Framing } from './framing.ts';
-import type { RestoreStats } from './restore-bytes.ts';
+import { countUnrestored, type RestoreStats } from './restore-bytes.ts';
 
 /** The data as a JSON object, or undefined (anything else is text). */
 export function parseObject(text: string): Record<string, unknown> | undefined {
@@ -38,7 +38,11 @@ export function placeholderEdits(set: SecretSet, framing: Pick<Framing, 'carries
     const secret = set.secretForId(probe.id);
     const depth = depths[k] as number;
     // Registered secrets are >= 0, detected ones <= -2, unknown -1 (SecretSet.secretForId).
-    if (secret === -1 || depth < 0) {
+    if (secret === -1) {
+      countUnrestored(set, probe.id, stats);
+      continue;
+    }
+    if (depth < 0) {
       stats.misses++;
       continue;
     }

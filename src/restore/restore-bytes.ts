@@ -12,11 +12,29 @@ export interface RestoreStats {
   restores: CountMap;
   /** Placeholder-like text that was not restored: mangled, unknown, or at an unknown string depth. */
   misses: number;
+  /** Gateway: placeholders of values the tenant is not entitled to, left as they are, per secret index. */
+  denied: CountMap;
+  /** Gateway: whole placeholders that are not the tenant's (another tenant's, forged, stale), also counted in misses. */
+  foreign: number;
 }
 
 /** Fresh, empty stats. */
 export function createRestoreStats(): RestoreStats {
-  return { restores: new Map(), misses: 0 };
+  return { restores: new Map(), misses: 0, denied: new Map(), foreign: 0 };
+}
+
+/**
+ * Counts a whole placeholder that did not restore: for a gateway tenant, a value it is not entitled to
+ * (denied) or one that is not its own (foreign, also a miss); otherwise a miss.
+ */
+export function countUnrestored(set: SecretSet, id: string, stats: RestoreStats): void {
+  const denied = set.deniedForId === undefined ? -1 : set.deniedForId(id);
+  if (denied !== -1) {
+    bump(stats.denied, denied);
+    return;
+  }
+  stats.misses++;
+  if (set.deniedForId !== undefined) stats.foreign++;
 }
 
 export interface RestoreResult {
@@ -55,6 +73,11 @@ export function restoreBytes(
       const secret = set.secretForId(probe.id);
       // Registered secrets are >= 0, detected ones <= -2, unknown -1 (SecretSet.secretForId).
       const depth = secret !== -1 ? depthAt(i) : -1;
+      if (secret === -1) {
+        countUnrestored(set, probe.id, stats);
+        i = nextTilde(buf, i + 1);
+        continue;
+      }
       if (depth >= 0) {
         if (i > pos) parts.push(buf.subarray(pos, i));
         parts.push(set.valueBytes(secret, depth));

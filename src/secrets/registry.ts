@@ -3,7 +3,8 @@
 // the snapshot becomes unavailable and requests fail closed.
 
 import { FictaError } from '../errors.ts';
-import { buildSecretSet, type Detection, type SecretSet } from '../redact/secret-set.ts';
+import { buildSecretSet, type Detection, type SecretSet, type TenantScheme } from '../redact/secret-set.ts';
+import { buildSecretSetOffThread } from '../redact/matcher-thread.ts';
 import { err, ok, type Result } from '../util/result.ts';
 import { MIN_SECRET_LENGTH, type PlaceholderKeyProvider, type SecretEntry, type SecretSource } from './types.ts';
 
@@ -37,6 +38,10 @@ export interface RegistryOptions {
   onError?: (error: FictaError) => void;
   /** Detection (anchors, grammars and the process-wide store of detected values), when on. */
   detection?: Detection;
+  /** Gateway: sets are built for tenant views (fingerprints, entitlement) under this scheme. */
+  scheme?: TenantScheme;
+  /** Reloads build the automaton in a worker and the rest in short slices (the first load builds in place). */
+  offThread?: boolean;
 }
 
 /** Splits entries into usable ones and refused ones (too short or empty). */
@@ -69,6 +74,7 @@ export async function createSecretRegistry(options: RegistryOptions): Promise<Re
   let reloading: Promise<SecretSnapshot> | undefined;
   let again = false;
 
+  let loads = 0;
   const build = async (): Promise<SecretSnapshot> => {
     const started = performance.now();
     const key = await options.keyProvider.getKey();
@@ -77,7 +83,10 @@ export async function createSecretRegistry(options: RegistryOptions): Promise<Re
     if (!loaded.ok) return { kind: 'unavailable', error: loaded.error, version: ++version };
     const { kept, skipped } = filterEntries(loaded.value);
     if (skipped.length > 0) options.onSkipped?.(skipped);
-    const set = buildSecretSet(kept, key.value, options.detection);
+    const set =
+      options.offThread === true && loads++ > 0
+        ? await buildSecretSetOffThread(kept, key.value, options.detection, options.scheme)
+        : buildSecretSet(kept, key.value, options.detection, options.scheme);
     const next: SecretSnapshot = { kind: 'ready', set, version: ++version };
     options.onLoaded?.({ count: set.size, version: next.version, buildMs: performance.now() - started });
     return next;

@@ -13,6 +13,8 @@ export interface SecretEntry {
   source: string;
   /** Hosts it may be restored towards in tool calls (normalised allow-list patterns), if any. */
   hosts?: readonly string[] | undefined;
+  /** Gateway: the groups whose tenants may have it restored (`[[sources]]` groups; `*`: every tenant). */
+  groups?: readonly string[] | undefined;
 }
 
 /** A source of secrets: env files, the environment, the sealed vault. */

@@ -16,6 +16,7 @@ import type { SecretSet } from '../redact/secret-set.ts';
 import { maskValues, pathOfTarget, redactTarget } from '../redact/url.ts';
 import { createRestoreStats } from '../restore/restore-bytes.ts';
 import { unavailableError, type SecretRegistry } from '../secrets/registry.ts';
+import { tenantSet } from '../gateway/tenant-set.ts';
 import { dotSegmentError, hasDotSegment } from './dot-segments.ts';
 import type { RestoreConfig } from '../sinks/config.ts';
 import { createToolCallGate, policyFor } from '../sinks/tool-call-gate.ts';
@@ -29,6 +30,7 @@ import type { RunStats } from './stats.ts';
 import { createResponseWriter, type ResponseWriter } from './response-writer.ts';
 import type { UpstreamClient } from './upstream.ts';
 import type { Watermarker } from '../watermark/watermarker.ts';
+import type { Tenant } from '../gateway/tenant.ts';
 
 export interface ProxyDeps {
   registry: SecretRegistry;
@@ -49,14 +51,17 @@ export interface ProxyDeps {
 }
 
 const GUARDED: RestoreConfig = { toolCalls: 'guarded', allowHosts: [] };
-/** The compiled policy per secret set (a set changes when the vault does; its hosts with it). */
-const policies = new WeakMap<SecretSet, { config: RestoreConfig; policy: RestorePolicy }>();
+/**
+ * The compiled policy per secret set (a set changes when the vault does; its hosts with it), keyed by its
+ * hosts array, which a gateway tenant's view shares with the set.
+ */
+const policies = new WeakMap<SecretSet['hosts'], { config: RestoreConfig; policy: RestorePolicy }>();
 
 function policyOf(set: SecretSet, config: RestoreConfig): RestorePolicy {
-  const hit = policies.get(set);
+  const hit = policies.get(set.hosts);
   if (hit !== undefined && hit.config === config) return hit.policy;
   const policy = policyFor(set, config);
-  policies.set(set, { config, policy });
+  policies.set(set.hosts, { config, policy });
   return policy;
 }
 
@@ -73,7 +78,7 @@ export function nextRequestId(): string {
  * route's base URL as the client reaches it (`http://127.0.0.1:8787/t/<token>/gemini`), for upstream URLs
  * handed to the client in response headers.
  */
-export async function proxyRequest(deps: ProxyDeps, route: ResolvedRoute, req: IncomingMessage, res: ServerResponse, publicBase?: string): Promise<void> {
+export async function proxyRequest(deps: ProxyDeps, route: ResolvedRoute, req: IncomingMessage, res: ServerResponse, publicBase?: string, tenant?: Tenant): Promise<void> {
   const log: RequestLog = {
     id: nextRequestId(),
     method: req.method ?? 'GET',
@@ -93,6 +98,10 @@ export async function proxyRequest(deps: ProxyDeps, route: ResolvedRoute, req: I
     blocked: [],
     withheld: createWithheldCounts(),
   };
+  if (tenant !== undefined) {
+    log.tenant = tenant.name;
+    log.groups = tenant.groups;
+  }
   const client: ClientState = { gone: false, onGone: undefined };
   const onClose = (): void => {
     if (res.writableFinished) return;
@@ -105,12 +114,15 @@ export async function proxyRequest(deps: ProxyDeps, route: ResolvedRoute, req: I
   let set: SecretSet | undefined;
   try {
     if (snapshot.kind === 'unavailable') throw unavailableError(snapshot);
-    set = snapshot.set;
+    // A gateway request works on its tenant's view of the set: the same matcher, the tenant's placeholders
+    // and entitlement (src/gateway/tenant-set.ts).
+    set = tenant === undefined ? snapshot.set : tenantSet(snapshot.set, tenant);
     // The target is redacted first, so every log line of this request shows the redacted path (a value
     // across a `/`, which the gate blocks, is masked in the log too).
     log.site = 'redact-target';
     const target = redactTarget(set, route.target, log.redactions, route.authQuery);
-    log.route = maskValues(set, pathOfTarget(target));
+    // A tenant's placeholders never reach a log line: its route is masked with the shared set's mask.
+    log.route = tenant === undefined ? maskValues(set, pathOfTarget(target)) : maskValues(snapshot.set, pathOfTarget(route.target));
     if (hasDotSegment(route.target)) throw dotSegmentError();
     await forward(deps, route, target, req, res, set, log, client, publicBase);
   } catch (error) {
@@ -233,8 +245,12 @@ async function forward(
           );
         },
         onData: (chunk) => writer?.write(chunk) ?? true,
-        onEnd: () => writer?.end(),
+        onEnd: () => {
+          log.upstreamMs = performance.now() - t0;
+          writer?.end();
+        },
         onError(error, afterHead) {
+          log.upstreamMs ??= performance.now() - t0;
           if (settled) return;
           if (client.gone) return settle(new FictaError('FICTA_CLIENT_ABORTED', 'response: client went away', { cause: error }));
           if (!afterHead) return settle(error);

@@ -10,7 +10,7 @@ import type { SecretSet } from '../redact/secret-set.ts';
 import { inspect } from '../redact/inspect.ts';
 import { maskValues } from '../redact/url.ts';
 import type { RestoreStats } from '../restore/restore-bytes.ts';
-import { namedWithheld, type WithheldCounts } from '../sinks/withheld.ts';
+import { countWithheld, namedWithheld, NOT_ENTITLED, type WithheldCounts } from '../sinks/withheld.ts';
 import type { RequestSummary, RunStats } from './stats.ts';
 
 /** One finding of the gate, by secret name and surface. */
@@ -37,6 +37,8 @@ export interface RequestLog {
   restore: RestoreStats;
   started: number;
   upstreamHeadersMs?: number;
+  /** Time from sending upstream to the upstream body's end (or failure). */
+  upstreamMs?: number;
   outcome: Outcome;
   blocked: BlockedFinding[];
   /** Restores withheld from tool calls (sink-aware restore): secret → reason → count. */
@@ -44,6 +46,9 @@ export interface RequestLog {
   /** The upstream origin and the transport's error code, when the upstream failed. */
   upstream?: string;
   error?: string;
+  /** The gateway tenant (its token's name, never the token) and its groups. */
+  tenant?: string;
+  groups?: readonly string[];
 }
 
 export interface RequestLogDeps {
@@ -55,6 +60,8 @@ export interface RequestLogDeps {
 export function writeRequestLog(deps: RequestLogDeps, log: RequestLog, set: SecretSet | undefined): void {
   const redactions = namedCounts(set, log.redactions);
   const restores = namedCounts(set, log.restore.restores);
+  const ms = performance.now() - log.started;
+  if (set !== undefined) addDenied(log.withheld, log.restore.denied);
   const withheld = log.withheld.size === 0 ? undefined : namedWithheld(set, log.withheld);
   // One object per line, fields in a fixed order, optional ones added only when present (no spreads).
   const line: { event: 'request' } & Record<string, unknown> = {
@@ -69,7 +76,7 @@ export function writeRequestLog(deps: RequestLogDeps, log: RequestLog, set: Secr
     bytesIn: log.bytesIn,
     bytesUp: log.bytesUp,
     bytesOut: log.bytesOut,
-    ms: round(performance.now() - log.started),
+    ms: round(ms),
     upstreamHeadersMs: log.upstreamHeadersMs === undefined ? undefined : round(log.upstreamHeadersMs),
     redactions,
     restores,
@@ -79,6 +86,11 @@ export function writeRequestLog(deps: RequestLogDeps, log: RequestLog, set: Secr
   if (withheld !== undefined) line.withheld = withheld;
   if (log.upstream !== undefined) line.upstream = log.upstream;
   if (log.error !== undefined) line.error = log.error;
+  if (log.tenant !== undefined) {
+    line.tenant = log.tenant;
+    line.groups = log.groups ?? [];
+    if (log.restore.foreign > 0) line.foreignPlaceholders = log.restore.foreign;
+  }
   logRecord(deps.logger, PROBLEM_OUTCOMES.has(log.outcome) ? 'warn' : 'info', line);
   if (deps.stats === undefined) return;
   const summary: RequestSummary = {
@@ -92,6 +104,19 @@ export function writeRequestLog(deps: RequestLogDeps, log: RequestLog, set: Secr
   if (withheld !== undefined) summary.withheld = withheld;
   if (log.upstream !== undefined) summary.upstream = log.upstream;
   if (log.error !== undefined) summary.error = log.error;
+  summary.provider = log.provider;
+  summary.adapter = log.adapter;
+  summary.ms = ms;
+  if (log.upstreamMs !== undefined) summary.upstreamMs = log.upstreamMs;
+  if (log.tenant !== undefined) {
+    summary.tenant = log.tenant;
+    summary.groups = log.groups ?? [];
+    summary.foreignPlaceholders = log.restore.foreign;
+  }
+  if (set?.sourcesOf !== undefined) {
+    summary.redactionsBySource = bySource(set, log.redactions);
+    summary.restoresBySource = bySource(set, log.restore.restores);
+  }
   deps.stats.record(summary);
 }
 
@@ -183,6 +208,18 @@ function namedCounts(set: SecretSet | undefined, counts: CountMap): Record<strin
     out[name] = (out[name] ?? 0) + n;
   }
   return out;
+}
+
+/** Counts per source name (a value several sources hold counts for each; detected values under `detected`). */
+function bySource(set: SecretSet, counts: CountMap): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [idx, n] of counts) for (const source of set.sourcesOf?.(idx) ?? []) out[source] = (out[source] ?? 0) + n;
+  return out;
+}
+
+/** Placeholders of values the tenant is not entitled to (left as they are): withheld `tenant:not-entitled`. */
+function addDenied(withheld: WithheldCounts, denied: CountMap): void {
+  for (const [secret, n] of denied) for (let i = 0; i < n; i++) countWithheld(withheld, secret, NOT_ENTITLED);
 }
 
 function round(ms: number): number {

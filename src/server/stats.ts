@@ -18,6 +18,20 @@ export interface RequestSummary {
   error?: string;
   /** Restores withheld from tool calls, by secret name and reason. */
   withheld?: WithheldByName;
+  /** Provider route and adapter of a proxied request (absent for requests refused before routing). */
+  provider?: string;
+  adapter?: string;
+  /** Whole request time in ms, and the upstream's part of it (request sent → body ended), when it was reached. */
+  ms?: number;
+  upstreamMs?: number;
+  /** Gateway requests: the tenant (its token's name) and groups. */
+  tenant?: string;
+  groups?: readonly string[];
+  /** Gateway requests: placeholder-shaped text that is not this tenant's (another tenant's, forged, stale), left unchanged. */
+  foreignPlaceholders?: number;
+  /** Redactions and restores by source name, when the set knows its sources (`[[sources]]`; detected values: `detected`). */
+  redactionsBySource?: Record<string, number>;
+  restoresBySource?: Record<string, number>;
 }
 
 export interface RunReport {

@@ -6,7 +6,7 @@ import { PLACEHOLDER_FIRST_BYTE, PLACEHOLDER_LENGTH, probePlaceholder } from '..
 import { bump } from '../redact/replace.ts';
 import type { SecretSet } from '../redact/secret-set.ts';
 import { DEPTH_UNKNOWN, JsonLexer } from '../restore/json-lexer.ts';
-import type { RestoreStats } from '../restore/restore-bytes.ts';
+import { countUnrestored, type RestoreStats } from '../restore/restore-bytes.ts';
 import { classifyToolCall, MALFORMED, type Decision } from './classify.ts';
 import type { RestoreConfig } from './config.ts';
 import { createRestorePolicy, type RestorePolicy, type ToolCallMode } from './policy.ts';
@@ -81,8 +81,10 @@ export function createToolCallGate(set: SecretSet, policy: RestorePolicy, stats:
           continue;
         }
       }
-      // A cut-off placeholder here means the call is incomplete: it is never restored either way.
-      if (probe.kind !== 'none' && countMisses) stats.misses++;
+      // A cut-off placeholder here means the call is incomplete: it is never restored either way. A whole
+      // one that is not restorable is another group's value (withheld) or not this tenant's (a miss).
+      if (probe.kind === 'full' && countMisses) countUnrestored(set, probe.id, stats);
+      else if (probe.kind !== 'none' && countMisses) stats.misses++;
     }
   };
   return {

@@ -9,6 +9,9 @@ export type WithheldCounts = Map<number, Map<string, number>>;
 /** Withheld restores by secret name: name → reason → count (JSON-friendly, as logged and reported). */
 export type WithheldByName = Record<string, Record<string, number>>;
 
+/** Why a gateway tenant's placeholder stays: its value belongs to a source none of the tenant's groups may have restored. */
+export const NOT_ENTITLED = 'tenant:not-entitled';
+
 /** Empty counts for one request. */
 export function createWithheldCounts(): WithheldCounts {
   return new Map();

@@ -10,6 +10,7 @@ export const COMPILED: boolean = !import.meta.url.endsWith('.ts');
 /** Each script's source, relative to this file; the build names its compiled file `dist/<name>.js`. */
 export const OWN_SCRIPTS = {
   'kdf-worker': '../vault/kdf-worker.ts',
+  'matcher-worker': '../redact/matcher-worker.ts',
   'mock-upstream-process': '../bench/mock-upstream-process.ts',
   'floor-proxy': '../../bench/floor-proxy.ts',
 } as const;

@@ -9,6 +9,7 @@ import { loadConfig } from '../../src/config/load.ts';
 import { createFicta, type Ficta } from '../../src/index.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import type { SecretSource } from '../../src/secrets/types.ts';
+import type { Tenancy } from '../../src/gateway/tenant.ts';
 
 /** Every log line written by any ficta started in this process (for the whole-suite log check). */
 export const ALL_LOG_LINES: string[] = [];
@@ -32,6 +33,8 @@ export interface StartOptions {
   config?: Record<string, unknown>;
   sources?: SecretSource[];
   home?: string;
+  /** Gateway tenancy (issue 21). */
+  tenancy?: Tenancy;
 }
 
 /** Quotes a value for a dotenv file (double quotes with escapes). */
@@ -70,7 +73,7 @@ export async function startFicta(options: StartOptions): Promise<TestFicta> {
     },
   });
   const logger = createLogger({ level: 'debug', destination: sink });
-  const ficta = await createFicta({ config: loaded.value, logger, env: {}, ...(options.sources ? { sources: options.sources } : {}) });
+  const ficta = await createFicta({ config: loaded.value, logger, env: {}, ...(options.sources ? { sources: options.sources } : {}), ...(options.tenancy ? { tenancy: options.tenancy } : {}) });
   const running = await ficta.listen();
   let closing: Promise<void> | undefined;
   return {

@@ -2,13 +2,13 @@
 // readable one-line-per-request format with colour only on a terminal, the outcome names, and the check
 // that finds duplicate keys at all.
 
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger, logEvent, resolveLogFormat } from '../../src/log/logger.ts';
 import { formatHumanLine } from '../../src/log/human.ts';
-import { OUTCOMES, outcomeOf } from '../../src/log/outcomes.ts';
+import { GATEWAY_OUTCOMES, OUTCOMES, outcomeOf } from '../../src/log/outcomes.ts';
 import { FictaError } from '../../src/errors.ts';
 import { createMockUpstream } from '../helpers/mock-upstream.ts';
 import { startFicta } from '../helpers/ficta-server.ts';
@@ -96,10 +96,15 @@ describe('outcomes', () => {
     expect(outcomeOf(new Error('bug'))).toBe('internal_error');
   });
 
-  it('are each documented in the README outcome table', () => {
+  it('are each documented in the README outcome table (the gateway outcomes in its docs page)', () => {
     const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
     const table = readme.slice(readme.indexOf('**Outcomes**'), readme.indexOf('## Agents, scripts and CI'));
-    for (const o of OUTCOMES) expect(table, o).toContain(`\`${o}\``);
+    const gatewayDocs = ['docs/gateway.md', 'docs/_incoming/gateway-engine.md']
+      .map((p) => join(import.meta.dirname, '../..', p))
+      .filter((p) => existsSync(p))
+      .map((p) => readFileSync(p, 'utf8'))
+      .join('\n');
+    for (const o of OUTCOMES) expect(GATEWAY_OUTCOMES.has(o) ? gatewayDocs : table, o).toContain(`\`${o}\``);
   });
 });
 

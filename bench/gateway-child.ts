@@ -1,0 +1,56 @@
+// The gateway bench's proxy (its own process): ficta's engine with tenancy — N tenants (`/t/tok-<i>/…`,
+// groups g<i mod G>) and G dotenv `[[sources]]` from DIR (`g<k>.env`, groups [g<k>]) — the way
+// `ficta gateway` runs it, minus the admin listener. SIGHUP reloads every source (reported on stdout as
+// `reloaded <ms>`). Request lines go to /dev/null at info level (formatted, as in production).
+// usage: gateway-child.ts UPSTREAM PORT DIR TENANTS GROUPS
+
+import { loadConfig } from '../src/config/load.ts';
+import { createFicta } from '../src/index.ts';
+import { createLogger } from '../src/log/logger.ts';
+import type { AuthResult, Tenancy, Tenant } from '../src/gateway/tenant.ts';
+import { startAllocProbe } from '../src/bench/alloc-probe.ts';
+
+const [upstream, port, dir, tenantsArg, groupsArg] = process.argv.slice(2);
+if (upstream === undefined || port === undefined || dir === undefined || tenantsArg === undefined || groupsArg === undefined) {
+  process.stderr.write('usage: gateway-child.ts UPSTREAM PORT DIR TENANTS GROUPS\n');
+  process.exit(2);
+}
+if (process.env.FICTA_BENCH_ALLOC) startAllocProbe(process.env.FICTA_BENCH_ALLOC);
+const groups = Number(groupsArg);
+const tenants = new Map<string, Tenant>();
+for (let i = 0; i < Number(tenantsArg); i++) tenants.set(`tok-${i}`, { name: `tenant-${i}`, groups: [`g${i % groups}`] });
+
+const tenancy: Tenancy = {
+  key: Buffer.alloc(32, 0x42),
+  authenticate(_req, rawTarget): AuthResult {
+    const slash = rawTarget.indexOf('/', 3);
+    const tenant = rawTarget.startsWith('/t/') && slash !== -1 ? tenants.get(rawTarget.slice(3, slash)) : undefined;
+    if (tenant === undefined) return { ok: false, status: 401, type: 'ficta_unauthorized', message: 'ficta: unknown token' };
+    return { ok: true, tenant, target: rawTarget.slice(slash) };
+  },
+};
+
+const loaded = loadConfig({
+  env: { FICTA_HOME: dir },
+  flags: {
+    host: '127.0.0.1',
+    port: Number(port),
+    upstreams: { anthropic: upstream },
+    secrets: { vault: 'off', discover: false },
+    log: { level: 'info' },
+    sources: Array.from({ length: groups }, (_, k) => ({ name: `g${k}`, type: 'dotenv', path: `${dir}/g${k}.env`, groups: [`g${k}`] })),
+  },
+});
+if (!loaded.ok) throw loaded.error;
+const ficta = await createFicta({ config: loaded.value, env: {}, tenancy, logger: createLogger({ level: 'info', format: 'json', destination: '/dev/null' }) });
+await ficta.listen();
+process.stdout.write(`gateway listening on ${port}\n`);
+
+process.on('SIGHUP', () => {
+  const t0 = performance.now();
+  void ficta.reload().then(() => process.stdout.write(`reloaded ${(performance.now() - t0).toFixed(1)}\n`));
+});
+const stop = (): void => void ficta.close().then(() => process.exit(0));
+process.on('SIGTERM', stop);
+process.stdin.on('end', stop);
+process.stdin.resume();
