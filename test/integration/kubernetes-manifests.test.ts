@@ -5,13 +5,14 @@
 // (deploy/kubernetes/validate.sh; tools from .ci/deps.d/kubernetes.sh), which also rejects a broken one.
 
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml, parseAllDocuments } from 'yaml';
+import { runCli } from '../helpers/cli.ts';
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '../..');
@@ -101,6 +102,30 @@ describe('deploy/kubernetes manifests', () => {
     expect(hpa.spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: deployment.metadata.name });
     expect(hpa.spec.metrics[0].resource.name).toBe('cpu');
   });
+
+  it("`ficta gateway check` accepts the ConfigMap's config with the key, tokens and source it mounts", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ficta-k8s-check-'));
+    try {
+      const env = { HOME: dir, FICTA_HOME: join(dir, 'home') };
+      expect((await runCli(['gateway', 'init', join(dir, 'gw')], { env })).code).toBe(0);
+      const source = join(dir, 'platform');
+      mkdirSync(source);
+      writeFileSync(join(source, 'DEPLOY_TOKEN'), 'k8s-check-value-5e0c2a\n');
+      // The mount paths of the Deployment, moved under the test's directory; nothing else changed.
+      const toml = byKind('ConfigMap')
+        .data['gateway.toml'].replaceAll('/etc/ficta/key/', `${join(dir, 'gw')}/`)
+        .replaceAll('/etc/ficta/tokens/', `${join(dir, 'gw')}/`)
+        .replaceAll('/etc/ficta/secrets/platform', source);
+      writeFileSync(join(dir, 'gateway.toml'), toml);
+      const add = await runCli(['gateway', 'token', 'add', 'alice', '--group', 'platform', '--config', join(dir, 'gateway.toml')], { env });
+      expect(add.code, add.stderr).toBe(0);
+      const check = await runCli(['gateway', 'check', '--config', join(dir, 'gateway.toml')], { env });
+      expect(check.code, check.stderr).toBe(0);
+      expect(check.stdout).toMatch(/ok: 1 tenant\(s\), 1 source\(s\) with 1 value\(s\)/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   // The tools and schemas are built by .ci/deps.d/kubernetes.sh (which .ci/run runs first).
   describe.runIf(existsSync(join(TOOLS, '.stamp')))('kubeconform against the Kubernetes API schemas', () => {
