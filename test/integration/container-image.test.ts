@@ -1,20 +1,25 @@
 // The container image (deploy/Dockerfile) as an operator runs it: read-only root, non-root, a mounted env
 // file and TOML config, official SDKs through it to a mock provider on the host's loopback (--network
-// host), the HEALTHCHECK turning healthy, and SIGTERM mid-stream draining to exit 0. Needs a running
-// dockerd and a built image: deploy/test-image.sh builds one and runs this file with FICTA_TEST_IMAGE set.
+// host), the HEALTHCHECK turning healthy, and SIGTERM mid-stream draining to exit 0; then `ficta gateway`
+// with deploy/kubernetes's ConfigMap and its Secret mounts (a tenant's request, /readyz, /metrics, the
+// SIGTERM drain). Needs a running dockerd and a built image: deploy/test-image.sh builds one and runs
+// this file with FICTA_TEST_IMAGE set.
 
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { execFile } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { runCli } from '../helpers/cli.ts';
 import { createMockUpstream, echoScript, type MockUpstream } from '../helpers/mock-upstream.ts';
 
 const run = promisify(execFile);
+const ROOT = join(import.meta.dirname, '../..');
 const IMAGE = process.env.FICTA_TEST_IMAGE;
 const SECRET = 'image-secret-7c4e1f90b2d8';
 const NAME = `ficta-image-test-${process.pid}`;
@@ -126,4 +131,90 @@ describe.runIf(IMAGE !== undefined && IMAGE !== '')('the container image', () =>
     expect(logs).not.toContain(SECRET);
     expect(up.leaks).toEqual([]);
   }, 60_000);
+});
+
+describe.runIf(IMAGE !== undefined && IMAGE !== '')('the image running ficta gateway in the Kubernetes layout', () => {
+  const GW = `ficta-image-gateway-${process.pid}`;
+  const ORG_SECRET = 'image-org-secret-3b91d0c7e5';
+  let gwUp: MockUpstream;
+  let gwWork: string;
+  let token: string;
+  let pub: string;
+  let admin: string;
+
+  beforeAll(async () => {
+    gwUp = await createMockUpstream({ secrets: [ORG_SECRET] });
+    gwWork = mkdtempSync(join(tmpdir(), 'ficta-image-gw-'));
+    chmodSync(gwWork, 0o755);
+    // What the Secrets and the ConfigMap hold, laid out as the Deployment mounts them.
+    const env = { HOME: gwWork, FICTA_HOME: join(gwWork, 'home') };
+    expect((await runCli(['gateway', 'init', join(gwWork, 'init')], { env })).code).toBe(0);
+    const add = await runCli(['gateway', 'token', 'add', 'alice', '--group', 'platform', '--config', join(gwWork, 'init/gateway.toml')], { env });
+    expect(add.code, add.stderr).toBe(0);
+    token = add.stdout.trim();
+    for (const d of ['config', 'key', 'tokens', 'platform']) mkdirSync(join(gwWork, d), { mode: 0o755 });
+    copyFileSync(join(gwWork, 'init/gateway.key'), join(gwWork, 'key/gateway.key'));
+    copyFileSync(join(gwWork, 'init/tokens.json'), join(gwWork, 'tokens/tokens.json'));
+    writeFileSync(join(gwWork, 'platform/DEPLOY_TOKEN'), `${ORG_SECRET}\n`);
+    const configMap = parseYaml(readFileSync(join(ROOT, 'deploy/kubernetes/configmap.yaml'), 'utf8'));
+    writeFileSync(join(gwWork, 'config/gateway.toml'), configMap.data['gateway.toml']);
+    // Readable by the container's uid as Kubernetes makes them (fsGroup 10001, mode 0440).
+    for (const f of ['key/gateway.key', 'tokens/tokens.json', 'platform/DEPLOY_TOKEN', 'config/gateway.toml']) {
+      chownSync(join(gwWork, f), 0, 10001);
+      chmodSync(join(gwWork, f), 0o440);
+    }
+    const [p, a] = [await freePort(), await freePort()];
+    pub = `http://127.0.0.1:${p}`;
+    admin = `http://127.0.0.1:${a}`;
+    await docker(
+      'run', '-d', '--name', GW, '--network', 'host',
+      '--read-only', '--tmpfs', '/tmp', '--tmpfs', '/var/lib/ficta:uid=10001,gid=10001,mode=0700',
+      '--cap-drop', 'ALL', '--security-opt', 'no-new-privileges',
+      '-v', `${join(gwWork, 'config')}:/etc/ficta/config:ro`,
+      '-v', `${join(gwWork, 'key')}:/etc/ficta/key:ro`,
+      '-v', `${join(gwWork, 'tokens')}:/etc/ficta/tokens:ro`,
+      '-v', `${join(gwWork, 'platform')}:/etc/ficta/secrets/platform:ro`,
+      // The ConfigMap's upstreams are the real providers: the mock stands in through the environment.
+      '-e', `FICTA_ANTHROPIC_UPSTREAM=${gwUp.url}`,
+      '-e', `FICTA_HEALTHCHECK_URL=${admin}/healthz`,
+      '--health-interval', '1s', '--health-start-period', '1s',
+      IMAGE!,
+      // The Deployment's arguments; on the host's network, loopback ports instead of 0.0.0.0:8787/9787.
+      'gateway', '--config', '/etc/ficta/config/gateway.toml', '--host', '127.0.0.1', '--port', String(p), '--admin-host', '127.0.0.1', '--admin-port', String(a),
+    );
+    await until('/readyz', async () => ((await fetch(`${admin}/readyz`)).status === 200 ? true : undefined), 60_000).catch(async (e) => {
+      throw new Error(`${(e as Error).message}\n${(await run('docker', ['logs', GW])).stderr}`);
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await docker('rm', '-f', GW).catch(() => '');
+    await gwUp?.close();
+    if (gwWork !== undefined) rmSync(gwWork, { recursive: true, force: true });
+  });
+
+  test("a tenant's SDK request: the organisation secret is redacted at the gateway and restored to the entitled tenant", async () => {
+    const client = new Anthropic({ apiKey: 'k', baseURL: `${pub}/t/${token}/anthropic`, maxRetries: 0 });
+    const msg = await client.messages.create({ model: 'm', max_tokens: 64, messages: [{ role: 'user', content: `ship it with ${ORG_SECRET}` }] });
+    expect(msg.content[0]).toMatchObject({ type: 'text', text: `ECHO: ship it with ${ORG_SECRET}` });
+    expect(gwUp.requests.at(-1)!.body.toString()).not.toContain(ORG_SECRET);
+    expect(gwUp.leaks).toEqual([]);
+    const unauthorized = await fetch(`${pub}/t/not-a-token/anthropic/v1/messages`, { method: 'POST', body: '{}' });
+    expect(unauthorized.status).toBe(401);
+    expect(await (await fetch(`${admin}/metrics`)).text()).toMatch(/^ficta_requests_total\{/m);
+    const health = await until('a healthy status', async () => {
+      const s = JSON.parse(await docker('inspect', '-f', '{{json .State.Health}}', GW));
+      return s.Status === 'healthy' ? s : undefined;
+    });
+    expect(health.Status).toBe('healthy');
+  });
+
+  test('SIGTERM: /readyz turns 503 at once, the gateway drains and exits 0', async () => {
+    await docker('kill', '--signal', 'SIGTERM', GW);
+    await until('/readyz 503', async () => ((await fetch(`${admin}/readyz`)).status === 503 ? true : undefined), 3_000);
+    expect(await docker('wait', GW)).toBe('0');
+    const logs = await run('docker', ['logs', GW]);
+    expect(logs.stdout + logs.stderr).not.toContain(ORG_SECRET);
+    expect(logs.stdout + logs.stderr).not.toContain(token);
+  }, 90_000);
 });
