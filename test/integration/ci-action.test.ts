@@ -185,3 +185,50 @@ describe('action.yml (composite action: mode start, the job, mode stop)', () => 
     expect(bad[0]?.stderr).toContain('ficta: mode must be start or stop, not "restart"');
   }, 60_000);
 });
+
+describe('the GitLab CI job in docs/ci.md', () => {
+  it('before_script + script in one shell, after_script in another: restores, reports, stops once', async () => {
+    const doc = readFileSync(join(ROOT, 'docs/ci.md'), 'utf8');
+    const yaml = /## GitLab CI[\s\S]*?```yaml\n([\s\S]*?)```/.exec(doc)?.[1];
+    expect(yaml).toBeDefined();
+    const job = (parseYaml(yaml as string) as Record<string, any>).agent;
+    const temp = join(dir, 'gitlab');
+    mkdirSync(temp, { recursive: true });
+    const stateDir = join(temp, 'ficta');
+    // This checkout stands in for the clone and its install; the agent is a real SDK client.
+    const client = join(temp, 'client.mjs');
+    writeFileSync(
+      client,
+      `import OpenAI from ${JSON.stringify(join(ROOT, 'node_modules/openai/index.mjs'))};\n` +
+        `const c = new OpenAI({ baseURL: process.env.OPENAI_BASE_URL, apiKey: 'k', maxRetries: 0 });\n` +
+        `const r = await c.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'use ' + process.env.DEPLOY_KEY }] });\n` +
+        `console.log(r.choices[0].message.content);\n`,
+    );
+    const adapt = (lines: string[]): string =>
+      lines
+        .filter((l) => !/git clone|install\.sh/.test(l))
+        .map((l) => l.replaceAll('/opt/ficta', ROOT).replaceAll('/tmp/ficta', stateDir).replace('node scripts/agent-job.mjs', `node ${JSON.stringify(client)}`))
+        .join('\n');
+    const variables = Object.entries(job.variables as Record<string, string>)
+      .map(([k, v]) => `export ${k}=${JSON.stringify(String(v).replaceAll('/tmp/ficta', stateDir))}`)
+      .join('\n');
+    const env = {
+      PATH: process.env.PATH,
+      HOME: temp,
+      FICTA_HOME: join(temp, 'ficta-home'),
+      ...SOURCES_ENV,
+      FICTA_OPENAI_UPSTREAM: up.url,
+      CI_DOTENV: `APP_TOKEN=${APP_TOKEN}\n`,
+      DEPLOY_KEY,
+    };
+    const main = await bash(`${variables}\n${adapt(job.before_script)}\n${adapt(job.script)}`, env, temp);
+    expect(main.status, main.stderr).toBe(0);
+    expect(main.stdout).toContain(`ECHO: use ${DEPLOY_KEY}`);
+    expect(main.stdout).toMatch(/redactions\s+DEPLOY_KEY 1/);
+    expect(main.stdout).not.toContain('::add-mask::');
+    const after = await bash(`${variables}\n${adapt(job.after_script)}`, env, temp);
+    expect(after.status, after.stderr).toBe(0);
+    expect(after.stdout + after.stderr).toBe(''); // already stopped in script: nothing left to do
+    expect(up.leaks).toEqual([]);
+  }, 60_000);
+});
