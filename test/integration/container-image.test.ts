@@ -9,7 +9,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { execFile } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
-import { chmodSync, chownSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -133,6 +133,33 @@ describe.runIf(IMAGE !== undefined && IMAGE !== '')('the container image', () =>
   }, 60_000);
 });
 
+/**
+ * Writes `files` into `dir` the way the kubelet fills a Secret volume: a timestamped directory, a `..data`
+ * symlink to it, and one symlink per file through `..data`; called again, swaps the whole set atomically
+ * (rename of a new `..data` link) and removes the old directory. Mode 0440, group 10001 (fsGroup).
+ */
+let generation = 0;
+function projectSecret(dir: string, files: Record<string, string>): void {
+  const stamp = `..${Date.now()}_${generation++}`;
+  mkdirSync(join(dir, stamp), { mode: 0o755 });
+  for (const [name, content] of Object.entries(files)) {
+    writeFileSync(join(dir, stamp, name), content);
+    chownSync(join(dir, stamp, name), 0, 10001);
+    chmodSync(join(dir, stamp, name), 0o440);
+  }
+  const previous = existsSync(join(dir, '..data')) ? readlinkSync(join(dir, '..data')) : undefined;
+  symlinkSync(stamp, join(dir, '..data_tmp'));
+  renameSync(join(dir, '..data_tmp'), join(dir, '..data'));
+  for (const name of Object.keys(files)) if (!existsSync(join(dir, name))) symlinkSync(join('..data', name), join(dir, name));
+  if (previous !== undefined) rmSync(join(dir, previous), { recursive: true, force: true });
+}
+
+/** One sample of a metric from the admin listener's Prometheus text. */
+async function metric(admin: string, line: RegExp): Promise<number | undefined> {
+  const m = line.exec(await (await fetch(`${admin}/metrics`)).text());
+  return m === null ? undefined : Number(m[1]);
+}
+
 describe.runIf(IMAGE !== undefined && IMAGE !== '')('the image running ficta gateway in the Kubernetes layout', () => {
   const GW = `ficta-image-gateway-${process.pid}`;
   const ORG_SECRET = 'image-org-secret-3b91d0c7e5';
@@ -153,16 +180,11 @@ describe.runIf(IMAGE !== undefined && IMAGE !== '')('the image running ficta gat
     expect(add.code, add.stderr).toBe(0);
     token = add.stdout.trim();
     for (const d of ['config', 'key', 'tokens', 'platform']) mkdirSync(join(gwWork, d), { mode: 0o755 });
-    copyFileSync(join(gwWork, 'init/gateway.key'), join(gwWork, 'key/gateway.key'));
-    copyFileSync(join(gwWork, 'init/tokens.json'), join(gwWork, 'tokens/tokens.json'));
-    writeFileSync(join(gwWork, 'platform/DEPLOY_TOKEN'), `${ORG_SECRET}\n`);
     const configMap = parseYaml(readFileSync(join(ROOT, 'deploy/kubernetes/configmap.yaml'), 'utf8'));
-    writeFileSync(join(gwWork, 'config/gateway.toml'), configMap.data['gateway.toml']);
-    // Readable by the container's uid as Kubernetes makes them (fsGroup 10001, mode 0440).
-    for (const f of ['key/gateway.key', 'tokens/tokens.json', 'platform/DEPLOY_TOKEN', 'config/gateway.toml']) {
-      chownSync(join(gwWork, f), 0, 10001);
-      chmodSync(join(gwWork, f), 0o440);
-    }
+    projectSecret(join(gwWork, 'config'), { 'gateway.toml': configMap.data['gateway.toml'] });
+    projectSecret(join(gwWork, 'key'), { 'gateway.key': readFileSync(join(gwWork, 'init/gateway.key'), 'utf8') });
+    projectSecret(join(gwWork, 'tokens'), { 'tokens.json': readFileSync(join(gwWork, 'init/tokens.json'), 'utf8') });
+    projectSecret(join(gwWork, 'platform'), { DEPLOY_TOKEN: `${ORG_SECRET}\n` });
     const [p, a] = [await freePort(), await freePort()];
     pub = `http://127.0.0.1:${p}`;
     admin = `http://127.0.0.1:${a}`;
@@ -208,6 +230,32 @@ describe.runIf(IMAGE !== undefined && IMAGE !== '')('the image running ficta gat
     });
     expect(health.Status).toBe('healthy');
   });
+
+  test('the Secret volume is updated as the kubelet does it: a rotated value is protected and restored at once', async () => {
+    const rotated = 'image-org-secret-rotated-84f2a6';
+    gwUp.secrets.push(rotated);
+    projectSecret(join(gwWork, 'platform'), { DEPLOY_TOKEN: `${rotated}\n` });
+    // The old value is retained (agents' contexts still hold it): two values once the swap is seen.
+    await until('the rotated source', async () => ((await metric(admin, /^ficta_secret_set_values (\d+)$/m)) === 2 ? true : undefined), 45_000);
+    const client = new Anthropic({ apiKey: 'k', baseURL: `${pub}/t/${token}/anthropic`, maxRetries: 0 });
+    for (const value of [rotated, ORG_SECRET]) {
+      const msg = await client.messages.create({ model: 'm', max_tokens: 64, messages: [{ role: 'user', content: `now ${value}` }] });
+      expect(msg.content[0]).toMatchObject({ type: 'text', text: `ECHO: now ${value}` });
+    }
+    expect(gwUp.leaks).toEqual([]);
+  }, 60_000);
+
+  test('a token revoked in the Secret stops working without a restart', async () => {
+    const env = { HOME: gwWork, FICTA_HOME: join(gwWork, 'home') };
+    expect((await runCli(['gateway', 'token', 'revoke', 'alice', '--config', join(gwWork, 'init/gateway.toml')], { env })).code).toBe(0);
+    projectSecret(join(gwWork, 'tokens'), { 'tokens.json': readFileSync(join(gwWork, 'init/tokens.json'), 'utf8') });
+    const status = (): Promise<number> =>
+      fetch(`${pub}/t/${token}/anthropic/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"m","max_tokens":8,"messages":[{"role":"user","content":"hi"}]}' }).then(async (r) => {
+        await r.arrayBuffer();
+        return r.status;
+      });
+    expect(await until('a 401 for the revoked token', async () => ((await status()) === 401 ? true : undefined), 30_000)).toBe(true);
+  }, 60_000);
 
   test('SIGTERM: /readyz turns 503 at once, the gateway drains and exits 0', async () => {
     await docker('kill', '--signal', 'SIGTERM', GW);
