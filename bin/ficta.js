@@ -60,6 +60,7 @@ async function loadSources() {
   }
   // The checkout's tsconfig, whatever the working directory: tsx looks for one from the cwd, and without
   // it the dashboard's JSX (hono/jsx, tsconfig's jsxImportSource) would compile for React.
-  register({ tsconfig: new URL('tsconfig.json', root).pathname });
+  const tsconfig = new URL('tsconfig.json', root);
+  register(statSync(tsconfig, { throwIfNoEntry: false }) === undefined ? {} : { tsconfig: tsconfig.pathname });
   return (await import('../src/cli/main.ts')).main;
 }
