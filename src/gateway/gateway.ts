@@ -60,7 +60,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   let metrics: GatewayMetrics | undefined;
   const tenancy: GatewayTenancy = createTenancy({ tokens, key, maxConcurrent: gw.maxConcurrent, ready: engineReady });
   ficta = await createFicta({
-    config,
+    // The public listener serves tenants only: no dashboard there (its admin listener serves readiness and
+    // metrics, nothing else; a dashboard across tenants is not built yet, docs/ui.md).
+    config: { ...config, ui: { ...config.ui, enabled: false } },
     ...(options.env === undefined ? {} : { env: options.env }),
     logger,
     tenancy,

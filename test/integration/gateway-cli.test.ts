@@ -113,6 +113,13 @@ describe('ficta gateway serving', () => {
       expect(viaHeader.status).toBe(200);
       expect(up.requests.at(-1)!.headers['x-ficta-token']).toBeUndefined();
 
+      // No dashboard on the public listener, not even for a tenant (it serves tenants' provider routes only).
+      for (const headers of [{}, { 'x-ficta-token': bob }]) {
+        const ui = await fetch(`${p.url}/_ficta/`, { headers });
+        expect(ui.status === 401 || ui.status === 404, `/_ficta/ answered ${ui.status}`).toBe(true);
+        expect(await ui.text()).not.toContain('<!doctype html>');
+      }
+
       // Missing and unknown tokens: 401 provider-shaped, nothing forwarded.
       const before = up.requests.length;
       const missing = await fetch(`${p.url}/anthropic/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
@@ -176,7 +183,8 @@ describe('ficta gateway serving', () => {
       const audit = p.stdoutLines().map((l) => JSON.parse(l));
       expect(audit.every((a) => a.event === 'request')).toBe(true);
       expect(audit.find((a) => a.status === 200 && a.provider === 'anthropic')).toMatchObject({ tenant: 'alice', groups: ['platform'] });
-      expect(audit.filter((a) => a.status === 401)).toHaveLength(3);
+      // The missing and unknown tokens, the revoked one, and /_ficta/ without a token.
+      expect(audit.filter((a) => a.status === 401)).toHaveLength(4);
       const everything = p.stdoutLines().join('\n') + p.stderr();
       for (const secret of [alice, bob, ORG_SECRET]) expect(everything).not.toContain(secret);
 

@@ -53,6 +53,6 @@ export const HealthPage: FC<{ view: HealthView }> = ({ view }) => (
         </tbody>
       </table>
     </div>
-    <p class="muted">Not a gateway: one proxy, its own secrets. (A gateway's admin listener shows per-source load state and tenants.)</p>
+    <p class="muted">One proxy and its own secrets. (A <code>ficta gateway</code> serves no dashboard: its per-source load state and tenants are in its metrics, docs/gateway.md.)</p>
   </>
 );
