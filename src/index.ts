@@ -3,8 +3,7 @@
 
 import type { Hono } from 'hono';
 import type { Tenancy } from './gateway/tenant.ts';
-import { createOrgSources, type SourceStatus } from './gateway/sources.ts';
-import { createGatewayKeys } from './gateway/tenant-placeholder.ts';
+import type { SourceStatus } from './gateway/sources.ts';
 import { ok } from './util/result.ts';
 import type { Config } from './config/schema.ts';
 import { FictaError } from './errors.ts';
@@ -121,7 +120,8 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
   const org =
     config.sources.length === 0
       ? undefined
-      : await createOrgSources(config.sources, {
+      : // Loaded only when a config names sources (a gateway, or serve with `[[sources]]`): not on every start.
+        await (await import('./gateway/sources.ts')).createOrgSources(config.sources, {
           env,
           ...(options.retainMs === undefined ? {} : { retainMs: options.retainMs }),
           onResult: (source, error, values) =>
@@ -135,7 +135,7 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
   if (!table.ok) throw table.error;
   // Detection for the terms the sources hold (vault `--term` records); `detection` is the latest, for the report.
   // A gateway's placeholders come from its key and each tenant's name (src/gateway/tenant-placeholder.ts).
-  const scheme = options.tenancy === undefined ? undefined : createGatewayKeys(options.tenancy.key);
+  const scheme = options.tenancy === undefined ? undefined : (await import('./gateway/tenant-placeholder.ts')).createGatewayKeys(options.tenancy.key);
   const detectionFor = createDetectionFor(config, scheme === undefined ? undefined : (v) => scheme.fingerprint(v));
   let detection: Detection | undefined;
   let restore = config.restore;

@@ -5,7 +5,6 @@
 import { FictaError } from '../errors.ts';
 import { termProblem, type TermInput } from '../detect/terms.ts';
 import { buildSecretSet, type Detection, type SecretSet, type TenantScheme } from '../redact/secret-set.ts';
-import { buildSecretSetOffThread } from '../redact/matcher-thread.ts';
 import { err, ok, type Result } from '../util/result.ts';
 import { MIN_SECRET_LENGTH, type PlaceholderKeyProvider, type SecretEntry, type SecretSource } from './types.ts';
 
@@ -110,7 +109,7 @@ export async function createSecretRegistry(options: RegistryOptions): Promise<Re
     }
     const set =
       options.offThread === true && loads++ > 0
-        ? await buildSecretSetOffThread(kept, key.value, detection, options.scheme)
+        ? await (await import('../redact/matcher-thread.ts')).buildSecretSetOffThread(kept, key.value, detection, options.scheme)
         : buildSecretSet(kept, key.value, detection, options.scheme);
     if (compile) void set.matcher;
     const next: SecretSnapshot = { kind: 'ready', set, version: ++version };
