@@ -18,9 +18,31 @@ export function inspect(set: SecretSet, buf: Buffer, options: ViewOptions = {}):
   const hits: Hit[] = [];
   if (set.inert || buf.length === 0) return hits;
   collectHits(set, buf, options, hits);
-  if (set.detection !== undefined) keepFoundForm(set, buf, hits, options.json === true);
+  if (set.detection !== undefined) {
+    dropDetectedCopiesOfRegistered(hits);
+    keepFoundForm(set, buf, hits, options.json === true);
+  }
   const exempt = set.exempt;
   return exempt === undefined || hits.length === 0 ? hits : hits.filter((h) => !exempt(h.secret));
+}
+
+/**
+ * A registered value that also has a detectable format (a `glpat-…` in the vault) is hit twice at the same
+ * bytes: as itself and as a detected credential. The registered hit wins, so the value keeps its own
+ * placeholder, name and allowed hosts in every form (a detected copy found in a decoded view would
+ * otherwise be kept in its encoded form, under another placeholder).
+ */
+function dropDetectedCopiesOfRegistered(hits: Hit[]): void {
+  let registered: Set<number> | undefined;
+  let detected = false;
+  for (const h of hits) {
+    if (h.secret >= 0) (registered ??= new Set()).add(h.start * 0x100000000 + h.end);
+    else if (h.secret <= -2) detected = true;
+  }
+  if (registered === undefined || !detected) return;
+  let w = 0;
+  for (const h of hits) if (h.secret >= 0 || !registered.has(h.start * 0x100000000 + h.end)) hits[w++] = h;
+  hits.length = w;
 }
 
 /**

@@ -42,6 +42,23 @@ function restoreJson(set: SecretSet, body: string): string {
 }
 
 describe('detection in redaction, the gate and restore', () => {
+  it('a registered value that is also a detectable credential keeps its own placeholder and name in every form (percent-encoded too)', () => {
+    // glpat- + 20 characters: a registered value and a GitLab legacy PAT at once (fuzz percent-in-body,
+    // form-whole, headers-whole and query-whole found the detected copy winning in decoded views).
+    const value = 'glpat-ydkbHz1p7r5YnqnI5vo8';
+    const set = detectingSet(createDetectedStore(), 'redact', { GITLAB: value });
+    const placeholder = derivePlaceholder(TEST_KEY, value);
+    const encoded = [...Buffer.from(value)].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
+    for (const form of [value, encoded]) {
+      const counts = new Map<number, number>();
+      const headers = redactHeaders(set, [['x-note', form]], counts);
+      expect(headers[0]![1]).toBe(placeholder);
+      expect([...counts.keys()]).toEqual([0]);
+      const body = redactBody(set, Buffer.from(`note=${form}&x=1`), 'text', new Map()).bytes.toString('utf8');
+      expect(body).toBe(`note=${placeholder}&x=1`);
+    }
+  });
+
   it('replaces a detected token with its keyed placeholder and restores it from the store', () => {
     const set = detectingSet();
     const t = token('github-classic-pat');
