@@ -84,10 +84,16 @@ export async function createSecretRegistry(options: RegistryOptions): Promise<Re
   /** `compile`: compile the set's automaton now (a reload, off the request path) rather than on first use. */
   const build = async (compile: boolean): Promise<SecretSnapshot> => {
     const started = performance.now();
+    // Reloads of a gateway: off the request path (the first load builds in place, before serving).
+    const offThread = options.offThread === true && loads++ > 0;
     const key = await options.keyProvider.getKey();
     if (!key.ok) return { kind: 'unavailable', error: key.error, version: ++version };
     const loaded = await loadAll(options.sources);
     if (!loaded.ok) return { kind: 'unavailable', error: loaded.error, version: ++version };
+    // A reload built off the request path gives the event loop back between its phases: a source's load
+    // resolves in microtasks, so reading, filtering and the first build slices would otherwise run as one
+    // stretch (~30–50 ms with 10,000 values).
+    if (offThread) await yieldToRequests();
     // Terms (vault records added with `--term`) are matched by detection, not as exact values.
     const terms: SecretEntry[] = [];
     const secrets: SecretEntry[] = [];
@@ -99,6 +105,7 @@ export async function createSecretRegistry(options: RegistryOptions): Promise<Re
       else skipped.push({ name: t.name, source: t.source, reason: t.value.length === 0 ? 'empty' : 'too-short' });
     }
     if (skipped.length > 0) options.onSkipped?.(skipped);
+    if (offThread) await yieldToRequests();
     let detection = options.detection;
     if (options.detectionFor !== undefined) {
       try {
@@ -108,7 +115,7 @@ export async function createSecretRegistry(options: RegistryOptions): Promise<Re
       }
     }
     const set =
-      options.offThread === true && loads++ > 0
+      offThread
         ? await (await import('../redact/matcher-thread.ts')).buildSecretSetOffThread(kept, key.value, detection, options.scheme)
         : buildSecretSet(kept, key.value, detection, options.scheme);
     if (compile) void set.matcher;
@@ -160,4 +167,9 @@ export async function createSecretRegistry(options: RegistryOptions): Promise<Re
 /** The FictaError for requests made while the registry is unavailable. */
 export function unavailableError(snapshot: Extract<SecretSnapshot, { kind: 'unavailable' }>): FictaError {
   return new FictaError('FICTA_VAULT_UNAVAILABLE', `secrets: unavailable, refusing to forward (${snapshot.error.message})`, { status: 503 });
+}
+
+/** Lets the event loop serve what is waiting (I/O included) before the next step of a reload. */
+function yieldToRequests(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
