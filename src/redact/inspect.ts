@@ -33,15 +33,20 @@ export function inspect(set: SecretSet, buf: Buffer, options: ViewOptions = {}):
  * otherwise be kept in its encoded form, under another placeholder).
  */
 function dropDetectedCopiesOfRegistered(hits: Hit[]): void {
-  let registered: Set<number> | undefined;
+  // start → ends of registered hits (exact integers: a body may be 32 MiB, past what one packed number keeps).
+  let registered: Map<number, number[]> | undefined;
   let detected = false;
   for (const h of hits) {
-    if (h.secret >= 0) (registered ??= new Set()).add(h.start * 0x100000000 + h.end);
-    else if (h.secret <= -2) detected = true;
+    if (h.secret >= 0) {
+      registered ??= new Map();
+      const ends = registered.get(h.start);
+      if (ends === undefined) registered.set(h.start, [h.end]);
+      else ends.push(h.end);
+    } else if (h.secret <= -2) detected = true;
   }
   if (registered === undefined || !detected) return;
   let w = 0;
-  for (const h of hits) if (h.secret >= 0 || !registered.has(h.start * 0x100000000 + h.end)) hits[w++] = h;
+  for (const h of hits) if (h.secret >= 0 || registered.get(h.start)?.includes(h.end) !== true) hits[w++] = h;
   hits.length = w;
 }
 

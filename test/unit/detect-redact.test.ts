@@ -59,6 +59,16 @@ describe('detection in redaction, the gate and restore', () => {
     }
   });
 
+  it('a detected credential longer than a registered prefix of it stays whole 8 MiB into a body (no packed-offset collision)', () => {
+    const token = 'glpat-ydkbHz1p7r5YnqnI5vo8XY'; // a 22-character GitLab legacy PAT
+    const set = detectingSet(createDetectedStore(), 'redact', { PREFIX: token.slice(0, 26) });
+    const pad = ' '.repeat(8 * 1024 * 1024 + 3);
+    const out = redactBody(set, Buffer.from(`${pad}${token} end`), 'text', new Map()).bytes.toString('utf8');
+    const tail = out.slice(pad.length);
+    expect(tail).not.toContain('glpat-');
+    expect(tail).toMatch(/^~ficta_[a-z2-7]{20} end$/);
+  });
+
   it('replaces a detected token with its keyed placeholder and restores it from the store', () => {
     const set = detectingSet();
     const t = token('github-classic-pat');
