@@ -39,6 +39,8 @@ const loaded = loadConfig({
     port: Number(port),
     upstreams: { anthropic: upstream },
     secrets: { vault: 'off', discover: false },
+    // As `ficta gateway` runs it: no dashboard on the public listener (src/gateway/gateway.ts).
+    ui: { enabled: false },
     log: { level: 'info' },
     sources: Array.from({ length: groups }, (_, k) => ({ name: `g${k}`, type: 'dotenv', path: `${dir}/g${k}.env`, groups: [`g${k}`] })),
   },

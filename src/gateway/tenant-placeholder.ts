@@ -10,6 +10,7 @@
 import { createCipheriv, createHmac, createSecretKey, type Cipher, type KeyObject } from 'node:crypto';
 import { FictaError } from '../errors.ts';
 import { PLACEHOLDER_ID_LENGTH, PLACEHOLDER_PREFIX } from '../redact/placeholder.ts';
+import { fingerprintCodes } from '../redact/set-tables.ts';
 
 /**
  * Feistel rounds. Luby–Rackoff: 4 make a strong pseudorandom permutation, but on 50-bit halves their
@@ -57,6 +58,8 @@ export interface TenantKey {
 /** The gateway key's derivations: fingerprints of values, and tenant keys (cached, bounded). */
 export interface GatewayKeys {
   fingerprint(value: string): Fingerprint;
+  /** The key fingerprints are HMACs under (a set built in a worker computes them there: src/redact/set-tables.ts). */
+  readonly fingerprintKey: Uint8Array;
   tenant(name: string): TenantKey;
 }
 
@@ -64,14 +67,17 @@ export interface GatewayKeys {
 export function createGatewayKeys(key: Uint8Array): GatewayKeys {
   if (key.length !== 32) throw new FictaError('FICTA_CONFIG_INVALID', `gateway: the key must be 32 bytes (got ${key.length})`);
   const master = createSecretKey(key);
-  const fpKey: KeyObject = createSecretKey(createHmac('sha256', master).update('ficta/gateway/fingerprint-key/v1').digest());
+  const fingerprintKey = createHmac('sha256', master).update('ficta/gateway/fingerprint-key/v1').digest();
+  const fpKey: KeyObject = createSecretKey(fingerprintKey);
+  const codes = new Uint16Array(4);
   const tenants = new Map<string, TenantKey>();
   const placeholders = new Map<string, string | null>();
   const openings = new Map<string, string | null>();
   return {
+    fingerprintKey,
     fingerprint(value) {
-      const mac = createHmac('sha256', fpKey).update(value, 'utf8').digest();
-      return String.fromCharCode(mac.readUInt16BE(0), mac.readUInt16BE(2), mac.readUInt16BE(4), mac.readUInt16BE(6));
+      fingerprintCodes(fpKey, value, codes, 0);
+      return String.fromCharCode(codes[0]!, codes[1]!, codes[2]!, codes[3]!);
     },
     tenant(name) {
       let k = tenants.get(name);

@@ -65,7 +65,7 @@ export function tenantSet(set: SecretSet, tenant: Tenant): SecretSet {
       let b = placeholders.get(index);
       if (b !== undefined) return b;
       let fp: string | undefined;
-      if (index >= 0) fp = g.fingerprints[index];
+      if (index >= 0) fp = g.fingerprintOf(index);
       else {
         // The value was in this tenant's request: it may have it back.
         store?.grant(index, tenant.name);
@@ -97,9 +97,9 @@ function openId(
   if (id.length !== PLACEHOLDER_ID_LENGTH) return FOREIGN;
   const fp = key.open(id);
   if (fp === undefined) return FOREIGN;
-  const index = g.byFingerprint.get(fp);
+  const index = g.lookup(fp);
   if (index === AMBIGUOUS) return FOREIGN;
-  if (index !== undefined) return entitled(index) ? { restore: index, denied: -1 } : { restore: -1, denied: index };
+  if (index >= 0) return entitled(index) ? { restore: index, denied: -1 } : { restore: -1, denied: index };
   const detected = detectedByFingerprint?.(fp) ?? -1;
   if (detected === -1) return FOREIGN;
   return carried(detected) ? { restore: detected, denied: -1 } : { restore: -1, denied: detected };

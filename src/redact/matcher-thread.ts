@@ -1,17 +1,14 @@
-// Builds a matcher in a worker thread (src/redact/matcher-worker.ts) and drives a secret set's build
-// around it, pausing every few milliseconds, so a reload of thousands of secrets leaves requests in flight
-// on this thread running (issue 21: a reload of 10,000 secrets moves p99 by ≤ 10 ms).
+// Builds a gateway reload's secret set with its tables (automaton included) made in a worker thread
+// (src/redact/matcher-worker.ts): this thread only gathers the values into one string beforehand and
+// assembles the set from the transferred tables afterwards, so a reload of 10,000 secrets leaves requests
+// in flight running (issue 21: it moves p99 by ≤ 10 ms).
 
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { COMPILED, ownScriptPath } from '../util/own-script.ts';
-import { createMatcher, matcherFromTables, type Matcher } from './matcher.ts';
-import type { PatternFamily } from './matcher-build.ts';
-import type { MatcherReply, MatcherRequest } from './matcher-worker.ts';
-import { PAUSE, secretSetSteps, type Detection, type SecretInput, type SecretSet, type TenantScheme } from './secret-set.ts';
-
-/** Longest stretch of build work on this thread before it yields to requests. */
-const SLICE_MS = 4;
+import type { SetTablesReply } from './matcher-worker.ts';
+import { anchorTables, assembleSecretSet, setTablesInput, type Detection, type SecretInput, type SecretSet, type TenantScheme } from './secret-set.ts';
+import { buildSetTables, type SetTables, type TablesInput } from './set-tables.ts';
 
 let fallbacks = 0;
 /** Builds that fell back to this thread because the worker failed (for tests and diagnostics). */
@@ -19,74 +16,46 @@ export function matcherWorkerFallbacks(): number {
   return fallbacks;
 }
 
-/** Builds the set like buildSecretSet, with the automaton in a worker and the rest in short slices. */
+/** Builds the set like buildSecretSet, with everything but the assembly in a worker (the automaton compiled). */
 export async function buildSecretSetOffThread(entries: readonly SecretInput[], placeholderKey: Uint8Array, detection?: Detection, scheme?: TenantScheme): Promise<SecretSet> {
-  const steps = secretSetSteps(entries, placeholderKey, detection, scheme);
-  let sliceStart = performance.now();
-  let next = steps.next();
-  while (next.done !== true) {
-    if (next.value === PAUSE) {
-      if (performance.now() - sliceStart > SLICE_MS) {
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        sliceStart = performance.now();
-      }
-      next = steps.next(undefined);
-      continue;
-    }
-    const matcher = await buildMatcherInWorker(next.value.patterns, next.value.families);
-    sliceStart = performance.now();
-    next = steps.next(matcher);
-  }
-  return next.value;
+  const anchors = detection === undefined ? undefined : anchorTables(detection.detector);
+  const input = setTablesInput(entries, placeholderKey, scheme);
+  input.automaton = { anchors: anchors?.plain ?? [], families: anchors?.families ?? [] };
+  const tables = await buildTablesInWorker(input);
+  // The reply arrived as a task of its own: assembling (a few ms for 10,000 entries) is another.
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  return assembleSecretSet(entries, tables, placeholderKey, detection, scheme);
 }
 
-/** The automaton built in a fresh worker (ended after); in this thread when a worker cannot be started. */
-export async function buildMatcherInWorker(patterns: readonly Uint8Array[], families: readonly PatternFamily[]): Promise<Matcher> {
-  let total = 0;
-  for (const p of patterns) total += p.length;
-  const bytes = new Uint8Array(total);
-  const lengths = new Int32Array(patterns.length);
-  let at = 0;
-  // Tens of thousands of small copies take tens of milliseconds: in slices, like the rest of the build.
-  let sliceStart = performance.now();
-  for (let i = 0; i < patterns.length; i++) {
-    if ((i & 1023) === 1023 && performance.now() - sliceStart > SLICE_MS) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      sliceStart = performance.now();
-    }
-    const p = patterns[i] as Uint8Array;
-    bytes.set(p, at);
-    at += p.length;
-    lengths[i] = p.length;
-  }
+/** The tables built in a fresh worker (ended after); in this thread when a worker cannot do it. */
+export async function buildTablesInWorker(input: TablesInput): Promise<SetTables> {
   let worker: Worker;
   try {
-    worker = startMatcherWorker();
+    worker = startWorker();
   } catch {
     fallbacks++;
-    return createMatcher(patterns, families);
+    return buildSetTables(input);
   }
   try {
-    const reply = await new Promise<MatcherReply>((resolve, reject) => {
+    const reply = await new Promise<SetTablesReply>((resolve, reject) => {
       worker.once('message', resolve);
       worker.once('error', reject);
-      worker.once('exit', (code) => reject(new Error(`matcher worker exited with code ${code}`)));
-      const request: MatcherRequest = { bytes, lengths, families: families.map((f) => ({ base: f.base, follows: f.follows })) };
-      worker.postMessage(request, [bytes.buffer]);
+      worker.once('exit', (code) => reject(new Error(`set-build worker exited with code ${code}`)));
+      worker.postMessage(input);
     });
     if (!reply.ok) throw new Error(reply.message);
-    return matcherFromTables(reply.built);
+    return reply.tables;
   } catch {
     // The worker failed (it could not load, ran out of memory): the same tables, built here.
     fallbacks++;
-    return createMatcher(patterns, families);
+    return buildSetTables(input);
   } finally {
-    await worker.terminate();
+    void worker.terminate();
   }
 }
 
 /** As the Argon2id worker is started (src/vault/kdf.ts): the compiled file, or the source through tsx. */
-function startMatcherWorker(): Worker {
+function startWorker(): Worker {
   const workerUrl = pathToFileURL(ownScriptPath('matcher-worker')).href;
   const tsxApi = COMPILED ? undefined : import.meta.resolve('tsx/esm/api');
   const source =

@@ -11,12 +11,12 @@ import type { Verdict } from '../detect/kind.ts';
 import { KINDS } from '../detect/kinds.ts';
 import { kindOfSecret, type DetectedStore } from '../detect/store.ts';
 import type { PatternFamily } from './matcher-build.ts';
-import { createMatcher, type Matcher } from './matcher.ts';
+import { createMatcher, matcherFromTables, type Matcher } from './matcher.ts';
 import { jsonEscapeDepth } from './json-escape.ts';
-import { derivePlaceholder, placeholderId } from './placeholder.ts';
+import { placeholderId } from './placeholder.ts';
+import { buildSetTables, lookupFingerprint, type GatewayTables, type SetTables, type TablesInput } from './set-tables.ts';
 
-/** JSON nesting levels whose escaped forms are compiled into the automaton (raw, in a string, in JSON text in a string, one more). */
-export const FORM_DEPTHS = 4;
+export { AMBIGUOUS, FORM_DEPTHS } from './set-tables.ts';
 
 export interface SecretInput {
   name: string;
@@ -32,19 +32,18 @@ export interface SecretInput {
 /** A gateway's placeholder scheme (src/gateway/tenant-placeholder.ts): fingerprints and tenant keys. */
 export interface TenantScheme {
   fingerprint(value: string): string;
+  /** The key `fingerprint` is an HMAC under (src/redact/set-tables.ts computes the same in a worker). */
+  readonly fingerprintKey: Uint8Array;
   tenant(name: string): { placeholder(fingerprint: string): string; open(id: string): string | undefined };
 }
-
-/** Marks a fingerprint two values share in a gateway set: never restored (a 2^-64 event per pair). */
-export const AMBIGUOUS = -3;
 
 /** What gateway tenant views of a set are built from (src/gateway/tenant-set.ts). */
 export interface GatewayIndex {
   readonly scheme: TenantScheme;
-  /** Fingerprint per secret index. */
-  readonly fingerprints: readonly string[];
-  /** Secret index per fingerprint (AMBIGUOUS when two values share one): one table for every tenant. */
-  readonly byFingerprint: ReadonlyMap<string, number>;
+  /** The fingerprint of a secret index. */
+  fingerprintOf(index: number): string;
+  /** The secret index of a fingerprint (AMBIGUOUS when two values share it), -1 when unknown: one table for every tenant. */
+  lookup(fingerprint: string): number;
   /** Per secret index, its entitlement class; per class, its source names and the union of their groups. */
   readonly classOf: Int32Array;
   readonly classSources: readonly (readonly string[])[];
@@ -132,21 +131,6 @@ export function scopeSecretSet(set: SecretSet, exempt: (secret: number) => boole
 
 const NO_HOSTS: readonly string[] = [];
 
-interface Tables {
-  all: Buffer[];
-  families: PatternFamily[];
-  patternLength: Int32Array;
-  anchorOf: Int32Array;
-  anchorExtended: Uint8Array;
-}
-
-interface Compiled {
-  matcher: Matcher;
-  patternLength: Int32Array;
-  anchorOf: Int32Array;
-  anchorExtended: Uint8Array;
-}
-
 /** Escape depths whose value bytes are cached per secret (restore rarely sees deeper strings). */
 const CACHED_DEPTHS = 8;
 
@@ -156,57 +140,134 @@ export const DETECTED_PREFIX = 'detected:';
 /** Suffix of the names of detected values that failed their kind's checksum (`detected:npm-token:unverified`). */
 export const UNVERIFIED_SUFFIX = ':unverified';
 
-/** Compiles the secrets under a placeholder key. Entries with equal values share one placeholder. */
+/** Compiles the secrets under a placeholder key, in this thread. Entries with equal values share one placeholder. */
 export function buildSecretSet(entries: readonly SecretInput[], placeholderKey: Uint8Array, detection?: Detection, scheme?: TenantScheme): SecretSet {
-  const steps = secretSetSteps(entries, placeholderKey, detection, scheme, true);
-  let next = steps.next();
-  while (next.done !== true) next = steps.next(next.value === PAUSE ? undefined : createMatcher(next.value.patterns, next.value.families));
-  return next.value;
+  return assembleSecretSet(entries, buildSetTables(setTablesInput(entries, placeholderKey, scheme)), placeholderKey, detection, scheme);
 }
 
-/** A point where a build may give the event loop back, or the automaton it needs built. */
-export type BuildStep = typeof PAUSE | { patterns: Buffer[]; families: PatternFamily[] };
-export const PAUSE = 'pause' as const;
-/** Items handled between two pause points: 512 measured 12–16 ms per slice on a loaded 2-vCPU machine, 128 a quarter of that. */
-const PAUSE_EVERY = 128;
+/** Detection's anchors as the automaton takes them, and the per-pattern tables that go with them. */
+export interface AnchorTables {
+  /** Anchors anything may follow, as patterns (ids right after the values' patterns). */
+  plain: Uint8Array[];
+  /** Anchors extended by each byte that may follow them (ids after the plain ones, in anchor order). */
+  families: PatternFamily[];
+  /** Per anchor pattern: its length, its anchor id, and 1 when it holds the byte after the anchor. */
+  lengths: Int32Array;
+  anchorOf: Int32Array;
+  anchorExtended: Uint8Array;
+}
+
+const anchorCache = new WeakMap<Detector, AnchorTables>();
+
+/** The anchor tables of a detector (computed once per detector). */
+export function anchorTables(detector: Detector): AnchorTables {
+  let t = anchorCache.get(detector);
+  if (t !== undefined) return t;
+  // Each anchor joins as anchor + every byte that may follow it (a leaf of the trie, which costs no table
+  // row): `AKIA` or `ghp_` followed by a space, as in prose about them, never traps the scan. An anchor
+  // anything may follow joins as it is. Extended ones join as families, which the automaton builds
+  // without writing ~11,000 members out.
+  const plain: Uint8Array[] = [];
+  const families: PatternFamily[] = [];
+  const lengths: number[] = [];
+  const anchorOf: number[] = [];
+  const anchorExtended: number[] = [];
+  detector.anchors.forEach((a, id) => {
+    if (!detector.follows[id]!.every((f) => f === 1)) return;
+    plain.push(Buffer.from(a));
+    lengths.push(a.length);
+    anchorOf.push(id);
+    anchorExtended.push(0);
+  });
+  detector.anchors.forEach((a, id) => {
+    const follows = detector.follows[id]!;
+    if (follows.every((f) => f === 1)) return;
+    families.push({ base: a, follows });
+    for (let b = 0; b < 256; b++) {
+      if (follows[b] !== 1) continue;
+      lengths.push(a.length + 1);
+      anchorOf.push(id);
+      anchorExtended.push(1);
+    }
+  });
+  t = { plain, families, lengths: Int32Array.from(lengths), anchorOf: Int32Array.from(anchorOf), anchorExtended: Uint8Array.from(anchorExtended) };
+  anchorCache.set(detector, t);
+  return t;
+}
+
+/** What {@link buildSetTables} needs of the entries: their values in one string, and (gateway) their origins. */
+export function setTablesInput(entries: readonly SecretInput[], placeholderKey: Uint8Array, scheme: TenantScheme | undefined): TablesInput {
+  const valueLengths = new Int32Array(entries.length);
+  const parts: string[] = new Array<string>(entries.length);
+  for (let i = 0; i < entries.length; i++) {
+    const v = (entries[i] as SecretInput).value;
+    parts[i] = v;
+    valueLengths[i] = v.length;
+  }
+  const input: TablesInput = { values: parts.join(''), valueLengths };
+  if (scheme === undefined) {
+    input.placeholderKey = placeholderKey;
+    return input;
+  }
+  // An origin is a source with its groups; entries of one source share one groups array, so the ids are
+  // found without building a key per entry.
+  const originOf = new Int32Array(entries.length);
+  const origins: Array<{ source: string; groups: string[] }> = [];
+  const bySource = new Map<string, Map<readonly string[] | undefined, number>>();
+  const byKey = new Map<string, number>();
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i] as SecretInput;
+    const source = e.source ?? 'unknown';
+    let forSource = bySource.get(source);
+    if (forSource === undefined) bySource.set(source, (forSource = new Map()));
+    let id = forSource.get(e.groups);
+    if (id === undefined) {
+      const groups = [...(e.groups ?? [])];
+      const key = `${source}\u0000${groups.join('\u0000')}`;
+      id = byKey.get(key);
+      if (id === undefined) {
+        id = origins.length;
+        byKey.set(key, id);
+        origins.push({ source, groups });
+      }
+      forSource.set(e.groups, id);
+    }
+    originOf[i] = id;
+  }
+  input.gateway = { fingerprintKey: scheme.fingerprintKey, originOf, origins };
+  return input;
+}
+
+interface Compiled {
+  matcher: Matcher;
+  patternLength: Int32Array;
+  anchorOf: Int32Array;
+  anchorExtended: Uint8Array;
+}
+
+const EMPTY_INT32 = new Int32Array(0);
+const EMPTY_UINT8 = new Uint8Array(0);
 
 /**
- * The build of {@link buildSecretSet} as steps: it yields PAUSE now and then, and once the patterns for
- * the automaton, which the driver answers with the built matcher (in this thread, or in a worker:
- * src/redact/matcher-thread.ts).
+ * The set from its tables (built here or in a worker) and the entries they were built from: names, hosts
+ * and values are the entries' own. The automaton comes with the tables (a reload), or is compiled on first
+ * use (the first set of a `serve`, where it is most of a start's CPU; see SecretSet.matcher).
  */
-export function* secretSetSteps(
-  entries: readonly SecretInput[],
-  placeholderKey: Uint8Array,
-  detection: Detection | undefined,
-  scheme: TenantScheme | undefined,
-  /** Compile the automaton on first use instead of asking the driver for it. */
-  lazy = false,
-): Generator<BuildStep, SecretSet, Matcher | undefined> {
-  const byValue = new Map<string, number>();
-  const names: string[][] = [];
+export function assembleSecretSet(entries: readonly SecretInput[], tables: SetTables, placeholderKey: Uint8Array, detection: Detection | undefined, scheme: TenantScheme | undefined): SecretSet {
+  const { secretOf } = tables;
   const values: string[] = [];
+  const names: string[][] = [];
   const hosts: Array<Set<string> | undefined> = [];
-  const origins: Array<Map<string, readonly string[]>> = [];
-  let tick = 0;
-  for (const e of entries) {
-    if (++tick % PAUSE_EVERY === 0) yield PAUSE;
-    const known = byValue.get(e.value);
-    const index = known ?? values.length;
-    if (known !== undefined) {
-      const list = names[known] as string[];
-      if (!list.includes(e.name)) list.push(e.name);
-    } else {
-      byValue.set(e.value, values.length);
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i] as SecretInput;
+    const index = secretOf[i] as number;
+    if (index === values.length) {
       values.push(e.value);
       names.push([e.name]);
       hosts.push(undefined);
-      if (scheme !== undefined) origins.push(new Map());
-    }
-    if (scheme !== undefined) {
-      const own = origins[index] as Map<string, readonly string[]>;
-      const source = e.source ?? 'unknown';
-      own.set(source, [...(own.get(source) ?? []), ...(e.groups ?? [])]);
+    } else {
+      const list = names[index] as string[];
+      if (!list.includes(e.name)) list.push(e.name);
     }
     if (e.hosts !== undefined && e.hosts.length > 0) {
       const own = hosts[index] ?? new Set<string>();
@@ -214,100 +275,34 @@ export function* secretSetSteps(
       hosts[index] = own;
     }
   }
-
   // A gateway set has no placeholders of its own: each request uses its tenant's (src/gateway/tenant-set.ts).
-  const placeholders: string[] = [];
-  if (scheme === undefined) {
-    for (let i = 0; i < values.length; i++) {
-      if (i % PAUSE_EVERY === PAUSE_EVERY - 1) yield PAUSE;
-      placeholders.push(derivePlaceholder(placeholderKey, values[i] as string));
-    }
-  }
+  const placeholders = tables.placeholders ?? [];
   const placeholderBytes = placeholders.map((p) => Buffer.from(p, 'latin1'));
   const idMap = new Map<string, number>();
   placeholders.forEach((p, i) => idMap.set(placeholderId(p), i));
-  const gateway = scheme === undefined ? undefined : yield* buildGatewayIndex(scheme, values, origins);
+  const gateway = scheme === undefined || tables.gateway === undefined ? undefined : gatewayIndex(scheme, tables.gateway);
 
-  const patterns: Buffer[] = [];
-  const patternSecret: number[] = [];
-  const patternDepth: number[] = [];
-  for (let i = 0; i < values.length; i++) {
-    if (i % PAUSE_EVERY === PAUSE_EVERY - 1) yield PAUSE;
-    const v = values[i] as string;
-    const seen = new Set<string>();
-    for (let depth = 0; depth < FORM_DEPTHS; depth++) {
-      const form = jsonEscapeDepth(v, depth);
-      if (seen.has(form)) continue;
-      seen.add(form);
-      patterns.push(Buffer.from(form, 'utf8'));
-      patternSecret.push(i);
-      patternDepth.push(depth);
-    }
-  }
-
-  const anchorBase = patterns.length;
-  /** The patterns and per-pattern tables that depend on the detectors' anchors (what the automaton is built from). */
-  const tables = (): Tables => {
-    const all = patterns.slice();
-    const anchorOf: number[] = [];
-    const anchorExtended: number[] = [];
-    const lengths: number[] = patterns.map((p) => p.length);
-    const families: PatternFamily[] = [];
-    if (detection !== undefined) {
-      // Each anchor joins as anchor + every byte that may follow it (a leaf of the trie, which costs no
-      // table row): `AKIA` or `ghp_` followed by a space, as in prose about them, never traps the scan.
-      // An anchor anything may follow joins as it is. Extended ones join as families (ids after the plain
-      // patterns, in anchor order), which the automaton builds without writing ~11,000 members out.
-      const plainAnchors: number[] = [];
-      detection.detector.anchors.forEach((_a, id) => {
-        if (detection.detector.follows[id]!.every((f) => f === 1)) plainAnchors.push(id);
-      });
-      for (const id of plainAnchors) {
-        const a = detection.detector.anchors[id]!;
-        all.push(Buffer.from(a));
-        lengths.push(a.length);
-        anchorOf.push(id);
-        anchorExtended.push(0);
-      }
-      detection.detector.anchors.forEach((a, id) => {
-        const follows = detection.detector.follows[id]!;
-        if (follows.every((f) => f === 1)) return;
-        families.push({ base: a, follows });
-        for (let b = 0; b < 256; b++) {
-          if (follows[b] !== 1) continue;
-          lengths.push(a.length + 1);
-          anchorOf.push(id);
-          anchorExtended.push(1);
-        }
-      });
-    }
-    return { all, families, patternLength: Int32Array.from(lengths), anchorOf: Int32Array.from(anchorOf), anchorExtended: Uint8Array.from(anchorExtended) };
+  const anchors = detection === undefined ? undefined : anchorTables(detection.detector);
+  const anchorBase = tables.patternLengths.length;
+  const patternLength = (): Int32Array => {
+    if (anchors === undefined) return tables.patternLengths;
+    const all = new Int32Array(anchorBase + anchors.lengths.length);
+    all.set(tables.patternLengths);
+    all.set(anchors.lengths, anchorBase);
+    return all;
   };
-  const compile = (): Compiled => {
-    const t = tables();
-    return { matcher: createMatcher(t.all, t.families), patternLength: t.patternLength, anchorOf: t.anchorOf, anchorExtended: t.anchorExtended };
-  };
-  // The automaton is asked of the driver now (a gateway reload builds it in a worker), or compiled on first
-  // use (`lazy`: the first set of a `serve`, where it is most of a start's CPU; see SecretSet.matcher).
-  let compiled: Compiled | undefined;
-  if (!lazy) {
-    const t = tables();
-    const matcher = (yield { patterns: t.all, families: t.families }) as Matcher;
-    compiled = { matcher, patternLength: t.patternLength, anchorOf: t.anchorOf, anchorExtended: t.anchorExtended };
-  }
-  const bmp = new Uint8Array(0x10000);
-  const astral = new Set<number>();
-  tick = 0;
-  for (const v of values) {
-    if (++tick % PAUSE_EVERY === 0) yield PAUSE;
-    for (const ch of v) {
-      const cp = ch.codePointAt(0) as number;
-      if (cp < 0x10000) bmp[cp] = 1;
-      else astral.add(cp);
-    }
-  }
+  const fromTables = (): Compiled => ({
+    matcher: tables.automaton !== undefined ? matcherFromTables(tables.automaton) : createMatcher(patternsOf(tables, anchors), anchors?.families ?? []),
+    patternLength: patternLength(),
+    anchorOf: anchors?.anchorOf ?? EMPTY_INT32,
+    anchorExtended: anchors?.anchorExtended ?? EMPTY_UINT8,
+  });
+  let compiled: Compiled | undefined = tables.automaton !== undefined ? fromTables() : undefined;
+  const compile = (): Compiled => (compiled ??= fromTables());
+  const { bmp } = tables;
+  const astral = new Set(tables.astral);
   const cache = new Map<number, Buffer>();
-  const joinedNames = names.map((n) => n.join('|'));
+  const joinedNames = names.map((n) => (n.length === 1 ? (n[0] as string) : n.join('|')));
   const store = detection?.store;
   const detector = detection?.detector;
   return {
@@ -318,19 +313,19 @@ export function* secretSetSteps(
     placeholderBytes,
     hosts: hosts.map((h) => (h === undefined ? NO_HOSTS : [...h])),
     get matcher() {
-      return (compiled ??= compile()).matcher;
+      return compile().matcher;
     },
     get patternLength() {
-      return (compiled ??= compile()).patternLength;
+      return compile().patternLength;
     },
     get anchorOf() {
-      return (compiled ??= compile()).anchorOf;
+      return compile().anchorOf;
     },
     get anchorExtended() {
-      return (compiled ??= compile()).anchorExtended;
+      return compile().anchorExtended;
     },
-    patternSecret: Int32Array.from(patternSecret),
-    patternDepth: Uint8Array.from(patternDepth),
+    patternSecret: tables.patternSecret,
+    patternDepth: tables.patternDepth,
     detection,
     anchorBase,
     inert: values.length === 0 && detection === undefined,
@@ -379,37 +374,31 @@ export function* secretSetSteps(
   };
 }
 
+/** The values' patterns (views into the tables' bytes), then the plain anchors. */
+function patternsOf(tables: SetTables, anchors: AnchorTables | undefined): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  let at = 0;
+  for (const n of tables.patternLengths) {
+    out.push(tables.patternBytes.subarray(at, at + n));
+    at += n;
+  }
+  if (anchors !== undefined) for (const a of anchors.plain) out.push(a);
+  return out;
+}
+
 const DETECTED_SOURCES: readonly string[] = ['detected'];
 
-/** Fingerprints, the one table every tenant's restore reads, and entitlement classes (one per combination of sources). */
-function* buildGatewayIndex(scheme: TenantScheme, values: readonly string[], origins: ReadonlyArray<Map<string, readonly string[]>>): Generator<BuildStep, GatewayIndex, unknown> {
-  const fingerprints: string[] = [];
-  const byFingerprint = new Map<string, number>();
-  for (let i = 0; i < values.length; i++) {
-    if (i % PAUSE_EVERY === PAUSE_EVERY - 1) yield PAUSE;
-    const fp = scheme.fingerprint(values[i] as string);
-    fingerprints.push(fp);
-    byFingerprint.set(fp, byFingerprint.has(fp) ? AMBIGUOUS : i);
-  }
-  const classIds = new Map<string, number>();
-  const classSources: string[][] = [];
-  const classGroups: string[][] = [];
-  const classOf = new Int32Array(values.length);
-  for (let i = 0; i < origins.length; i++) {
-    if (i % PAUSE_EVERY === PAUSE_EVERY - 1) yield PAUSE;
-    const own = origins[i] as Map<string, readonly string[]>;
-    const sources = [...own.keys()].sort();
-    const key = sources.join('\u0000');
-    let id = classIds.get(key);
-    if (id === undefined) {
-      id = classSources.length;
-      classIds.set(key, id);
-      classSources.push(sources);
-      classGroups.push([...new Set([...own.values()].flat())].sort());
-    }
-    classOf[i] = id;
-  }
-  return { scheme, fingerprints, byFingerprint, classOf, classSources, classGroups };
+/** Fingerprint lookups over the tables' open-addressing table; classes as built. */
+function gatewayIndex(scheme: TenantScheme, t: GatewayTables): GatewayIndex {
+  const { fingerprints: fps, slots } = t;
+  return {
+    scheme,
+    fingerprintOf: (index) => String.fromCharCode(fps[index * 4] as number, fps[index * 4 + 1] as number, fps[index * 4 + 2] as number, fps[index * 4 + 3] as number),
+    lookup: (fp) => lookupFingerprint(fps, slots, fp),
+    classOf: t.classOf,
+    classSources: t.classSources,
+    classGroups: t.classGroups,
+  };
 }
 
 /**

@@ -153,6 +153,7 @@ describe('gateway tenant views', () => {
     let made = 0;
     const counting = {
       fingerprint: (v: string) => keys.fingerprint(v),
+      fingerprintKey: keys.fingerprintKey,
       tenant: (name: string) => {
         const k = keys.tenant(name);
         return { placeholder: (fp: string) => (made++, k.placeholder(fp)), open: (id: string) => k.open(id) };
@@ -187,6 +188,7 @@ describe('gateway tenant views under attack', () => {
     let opens = 0;
     const counting = {
       fingerprint: (v: string) => keys.fingerprint(v),
+      fingerprintKey: keys.fingerprintKey,
       tenant: (name: string) => {
         const k = keys.tenant(name);
         return { placeholder: (fp: string) => k.placeholder(fp), open: (id: string) => (opens++, k.open(id)) };

@@ -8,23 +8,24 @@ import { createGatewayKeys } from '../../src/gateway/tenant-placeholder.ts';
 import { tenantSet } from '../../src/gateway/tenant-set.ts';
 import { makeSecrets } from '../../src/bench/corpus.ts';
 import { redactBody } from '../../src/redact/body.ts';
-import { buildMatcherInWorker, buildSecretSetOffThread, matcherWorkerFallbacks } from '../../src/redact/matcher-thread.ts';
-import { createMatcher } from '../../src/redact/matcher.ts';
+import { buildSecretSetOffThread, matcherWorkerFallbacks } from '../../src/redact/matcher-thread.ts';
 import { buildSecretSet, type SecretInput } from '../../src/redact/secret-set.ts';
 
 const KEY = Buffer.alloc(32, 4);
 
 describe('building off the event loop', () => {
   it('builds the same automaton in a worker as in place', async () => {
-    const patterns = ['alpha-secret', 'beta', 'alphabet', 'a"b\\c', 'ünïcode-välue'].map((p) => Buffer.from(p));
-    const inWorker = await buildMatcherInWorker(patterns, []);
-    const here = createMatcher(patterns);
-    const text = Buffer.from('xx alpha-secret alphabet beta a"b\\c ünïcode-välue alphabeta');
-    const a = inWorker.scan(text);
-    const b = here.scan(text);
+    const entries = ['alpha-secret', 'beta', 'alphabet', 'a"b\\c', 'ünïcode-välue'].map((value, i) => ({ name: `P${i}`, value }));
+    const inWorker = await buildSecretSetOffThread(entries, KEY);
+    const here = buildSecretSet(entries, KEY);
+    const text = Buffer.from('xx alpha-secret alphabet beta a"b\\c a\\"b\\\\c ünïcode-välue alphabeta');
+    const a = inWorker.matcher.scan(text);
+    const b = here.matcher.scan(text);
     expect([...a.ids.subarray(0, a.count)]).toEqual([...b.ids.subarray(0, b.count)]);
     expect([...a.ends.subarray(0, a.count)]).toEqual([...b.ends.subarray(0, b.count)]);
-    expect(a.count).toBe(7);
+    expect(a.count).toBe(8);
+    expect([...inWorker.patternSecret]).toEqual([...here.patternSecret]);
+    expect([...inWorker.patternDepth]).toEqual([...here.patternDepth]);
     expect(matcherWorkerFallbacks()).toBe(0);
   });
 
