@@ -1,11 +1,13 @@
 // The gateway bench's proxy (its own process): ficta's engine with tenancy — N tenants (`/t/tok-<i>/…`,
 // groups g<i mod G>) and G dotenv `[[sources]]` from DIR (`g<k>.env`, groups [g<k>]) — the way
 // `ficta gateway` runs it, minus the admin listener. SIGHUP reloads every source (reported on stdout as
-// `reloaded <ms>`); SIGUSR1 prints the event loop's delay since the last SIGUSR1 (`loop <p99> <max>`, ms).
+// `reloaded <ms>`); SIGUSR1 prints the event loop's delay since the last SIGUSR1 (`loop <p99> <max>`, ms); SIGUSR2 where the
+// memory is (`mem …`, MB).
 // Request lines go to /dev/null at info level (formatted, as in production).
 // usage: gateway-child.ts UPSTREAM PORT DIR TENANTS GROUPS
 
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { loadConfig } from '../src/config/load.ts';
 import { createFicta } from '../src/index.ts';
 import { createLogger } from '../src/log/logger.ts';
@@ -59,6 +61,13 @@ loop.enable();
 process.on('SIGUSR1', () => {
   process.stdout.write(`loop ${(loop.percentile(99) / 1e6).toFixed(1)} ${(loop.max / 1e6).toFixed(1)}\n`);
   loop.reset();
+});
+// SIGUSR2: where the memory is (MB): rss, V8 heap committed and used, new and old space committed, external, array buffers.
+process.on('SIGUSR2', () => {
+  const m = process.memoryUsage();
+  const spaces = new Map(getHeapSpaceStatistics().map((sp) => [sp.space_name, sp.space_size]));
+  const mb = (n: number | undefined): string => ((n ?? 0) / 2 ** 20).toFixed(0);
+  process.stdout.write(`mem ${mb(m.rss)} ${mb(m.heapTotal)} ${mb(m.heapUsed)} ${mb(spaces.get('new_space'))} ${mb(spaces.get('old_space'))} ${mb(m.external)} ${mb(m.arrayBuffers)}\n`);
 });
 const stop = (): void => void ficta.close().then(() => process.exit(0));
 process.on('SIGTERM', stop);

@@ -2,7 +2,7 @@
 // replaced; reports the reload's wall time, this thread's CPU during it, the event loop's longest delay,
 // and (with --prof FILE) a CPU profile of this thread covering just the reload.
 // usage: node bench/reload-probe.ts [--secrets 10000] [--prof FILE]
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +16,7 @@ import type { Tenancy } from '../src/gateway/tenant.ts';
 
 const { values: args } = parseArgs({ options: { secrets: { type: 'string', default: '10000' }, prof: { type: 'string' }, groups: { type: 'string', default: '10' }, reloads: { type: 'string', default: '2' } } });
 const SECRETS = Number(args.secrets);
+const hwm = (): string => (Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) / 1024).toFixed(0);
 const GROUPS = Number(args.groups);
 const dir = mkdtempSync(join(tmpdir(), 'ficta-reload-probe-'));
 function write(seed: number): void {
@@ -34,7 +35,7 @@ const loaded = loadConfig({
 });
 if (!loaded.ok) throw loaded.error;
 const ficta = await createFicta({ config: loaded.value, env: {}, tenancy, logger: createLogger({ level: 'info', format: 'json', destination: '/dev/null' }) });
-process.stdout.write(`after the first load: rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MB\n`);
+process.stdout.write(`after the first load: rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MB, peak ${hwm()} MB\n`);
 const session = new Session();
 session.connect();
 for (let r = 0; r < Number(args.reloads); r++) {
@@ -51,13 +52,17 @@ for (let r = 0; r < Number(args.reloads); r++) {
   const t0 = performance.now();
   await ficta.reload();
   const wall = performance.now() - t0;
+  if (process.env.PROBE_GC) {
+    await new Promise((res) => setTimeout(res, 100));
+    (globalThis as { gc?: () => void }).gc?.();
+  }
   const cpu = process.threadCpuUsage(cpu0);
   loop.disable();
   if (args.prof !== undefined && r === Number(args.reloads) - 1) {
     const { profile } = await session.post('Profiler.stop');
     writeFileSync(args.prof, JSON.stringify(profile));
   }
-  process.stdout.write(`reload ${r + 1}: ${wall.toFixed(0)} ms wall, main thread CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms, loop max ${(loop.max / 1e6).toFixed(1)} ms, p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms, rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MB\n`);
+  process.stdout.write(`reload ${r + 1}: ${wall.toFixed(0)} ms wall, main thread CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms, loop max ${(loop.max / 1e6).toFixed(1)} ms, p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms, rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MB, peak ${hwm()} MB\n`);
 }
 if (process.env.SMAPS) {
   const { readFileSync } = await import('node:fs');
