@@ -7,8 +7,14 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { COMPILED, ownScriptPath } from '../util/own-script.ts';
 import type { SetTablesReply } from './matcher-worker.ts';
-import { anchorTables, assembleSecretSet, setTablesInput, type Detection, type SecretInput, type SecretSet, type TenantScheme } from './secret-set.ts';
+import { runStepsSliced } from '../util/steps.ts';
+import { anchorTables, assembleSecretSetSteps, setTablesInputSteps, type Detection, type SecretInput, type SecretSet, type TenantScheme } from './secret-set.ts';
 import { buildSetTables, type SetTables, type TablesInput } from './set-tables.ts';
+
+/** Longest stretch of this thread's part of a build before it gives the event loop back. */
+const SLICE_MS = 4;
+
+const nextTask = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 let fallbacks = 0;
 /** Builds that fell back to this thread because the worker failed (for tests and diagnostics). */
@@ -19,12 +25,12 @@ export function matcherWorkerFallbacks(): number {
 /** Builds the set like buildSecretSet, with everything but the assembly in a worker (the automaton compiled). */
 export async function buildSecretSetOffThread(entries: readonly SecretInput[], placeholderKey: Uint8Array, detection?: Detection, scheme?: TenantScheme): Promise<SecretSet> {
   const anchors = detection === undefined ? undefined : anchorTables(detection.detector);
-  const input = setTablesInput(entries, placeholderKey, scheme);
+  const input = await runStepsSliced(setTablesInputSteps(entries, placeholderKey, scheme), SLICE_MS);
   input.automaton = { anchors: anchors?.plain ?? [], families: anchors?.families ?? [] };
+  await nextTask();
   const tables = await buildTablesInWorker(input);
-  // The reply arrived as a task of its own: assembling (a few ms for 10,000 entries) is another.
-  await new Promise<void>((resolve) => setImmediate(resolve));
-  return assembleSecretSet(entries, tables, placeholderKey, detection, scheme);
+  await nextTask();
+  return runStepsSliced(assembleSecretSetSteps(entries, tables, placeholderKey, detection, scheme), SLICE_MS);
 }
 
 /** The tables built in a fresh worker (ended after); in this thread when a worker cannot do it. */

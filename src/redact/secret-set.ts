@@ -15,6 +15,7 @@ import { createMatcher, matcherFromTables, type Matcher } from './matcher.ts';
 import { jsonEscapeDepth } from './json-escape.ts';
 import { placeholderId } from './placeholder.ts';
 import { buildSetTables, lookupFingerprint, type GatewayTables, type SetTables, type TablesInput } from './set-tables.ts';
+import { runSteps, STEP_EVERY, type Steps } from '../util/steps.ts';
 
 export { AMBIGUOUS, FORM_DEPTHS } from './set-tables.ts';
 
@@ -197,14 +198,22 @@ export function anchorTables(detector: Detector): AnchorTables {
 
 /** What {@link buildSetTables} needs of the entries: their values in one string, and (gateway) their origins. */
 export function setTablesInput(entries: readonly SecretInput[], placeholderKey: Uint8Array, scheme: TenantScheme | undefined): TablesInput {
+  return runSteps(setTablesInputSteps(entries, placeholderKey, scheme));
+}
+
+/** {@link setTablesInput} as steps (a reload runs them in slices). */
+export function* setTablesInputSteps(entries: readonly SecretInput[], placeholderKey: Uint8Array, scheme: TenantScheme | undefined): Steps<TablesInput> {
   const valueLengths = new Int32Array(entries.length);
   const parts: string[] = new Array<string>(entries.length);
   for (let i = 0; i < entries.length; i++) {
+    if (i % STEP_EVERY === STEP_EVERY - 1) yield;
     const v = (entries[i] as SecretInput).value;
     parts[i] = v;
     valueLengths[i] = v.length;
   }
+  yield;
   const input: TablesInput = { values: parts.join(''), valueLengths };
+  yield;
   if (scheme === undefined) {
     input.placeholderKey = placeholderKey;
     return input;
@@ -216,6 +225,7 @@ export function setTablesInput(entries: readonly SecretInput[], placeholderKey: 
   const bySource = new Map<string, Map<readonly string[] | undefined, number>>();
   const byKey = new Map<string, number>();
   for (let i = 0; i < entries.length; i++) {
+    if (i % STEP_EVERY === STEP_EVERY - 1) yield;
     const e = entries[i] as SecretInput;
     const source = e.source ?? 'unknown';
     let forSource = bySource.get(source);
@@ -254,11 +264,17 @@ const EMPTY_UINT8 = new Uint8Array(0);
  * use (the first set of a `serve`, where it is most of a start's CPU; see SecretSet.matcher).
  */
 export function assembleSecretSet(entries: readonly SecretInput[], tables: SetTables, placeholderKey: Uint8Array, detection: Detection | undefined, scheme: TenantScheme | undefined): SecretSet {
+  return runSteps(assembleSecretSetSteps(entries, tables, placeholderKey, detection, scheme));
+}
+
+/** {@link assembleSecretSet} as steps (a reload runs them in slices). */
+export function* assembleSecretSetSteps(entries: readonly SecretInput[], tables: SetTables, placeholderKey: Uint8Array, detection: Detection | undefined, scheme: TenantScheme | undefined): Steps<SecretSet> {
   const { secretOf } = tables;
   const values: string[] = [];
   const names: string[][] = [];
   const hosts: Array<Set<string> | undefined> = [];
   for (let i = 0; i < entries.length; i++) {
+    if (i % STEP_EVERY === STEP_EVERY - 1) yield;
     const e = entries[i] as SecretInput;
     const index = secretOf[i] as number;
     if (index === values.length) {
@@ -280,6 +296,7 @@ export function assembleSecretSet(entries: readonly SecretInput[], tables: SetTa
   const placeholderBytes = placeholders.map((p) => Buffer.from(p, 'latin1'));
   const idMap = new Map<string, number>();
   placeholders.forEach((p, i) => idMap.set(placeholderId(p), i));
+  yield;
   const gateway = scheme === undefined || tables.gateway === undefined ? undefined : gatewayIndex(scheme, tables.gateway);
 
   const anchors = detection === undefined ? undefined : anchorTables(detection.detector);
@@ -297,12 +314,15 @@ export function assembleSecretSet(entries: readonly SecretInput[], tables: SetTa
     anchorOf: anchors?.anchorOf ?? EMPTY_INT32,
     anchorExtended: anchors?.anchorExtended ?? EMPTY_UINT8,
   });
+  yield;
   let compiled: Compiled | undefined = tables.automaton !== undefined ? fromTables() : undefined;
   const compile = (): Compiled => (compiled ??= fromTables());
   const { bmp } = tables;
   const astral = new Set(tables.astral);
   const cache = new Map<number, Buffer>();
+  yield;
   const joinedNames = names.map((n) => (n.length === 1 ? (n[0] as string) : n.join('|')));
+  const hostLists = hosts.map((h) => (h === undefined ? NO_HOSTS : [...h]));
   const store = detection?.store;
   const detector = detection?.detector;
   return {
@@ -311,7 +331,7 @@ export function assembleSecretSet(entries: readonly SecretInput[], tables: SetTa
     values,
     placeholders,
     placeholderBytes,
-    hosts: hosts.map((h) => (h === undefined ? NO_HOSTS : [...h])),
+    hosts: hostLists,
     get matcher() {
       return compile().matcher;
     },

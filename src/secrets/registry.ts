@@ -6,6 +6,7 @@ import { FictaError } from '../errors.ts';
 import { termProblem, type TermInput } from '../detect/terms.ts';
 import { buildSecretSet, type Detection, type SecretSet, type TenantScheme } from '../redact/secret-set.ts';
 import { err, ok, type Result } from '../util/result.ts';
+import { runSteps, runStepsSliced, STEP_EVERY, type Steps } from '../util/steps.ts';
 import { MIN_SECRET_LENGTH, type PlaceholderKeyProvider, type SecretEntry, type SecretSource } from './types.ts';
 
 export type SecretSnapshot =
@@ -49,17 +50,34 @@ export interface RegistryOptions {
   offThread?: boolean;
 }
 
+/** Longest stretch of a reload's work on the request thread before it gives the event loop back. */
+const SLICE_MS = 4;
+
 /** Splits entries into usable ones and refused ones (too short or empty). */
 export function filterEntries(entries: readonly SecretEntry[]): { kept: SecretEntry[]; skipped: SkippedSecret[] } {
+  return runSteps(sortEntries(entries, false));
+}
+
+/**
+ * Splits entries into usable secrets, refused ones (too short or empty) and, with `terms`, the terms
+ * (vault records added with `--term`, matched by detection rather than as exact values), as steps.
+ */
+function* sortEntries(entries: readonly SecretEntry[], withTerms: boolean): Steps<{ kept: SecretEntry[]; skipped: SkippedSecret[]; terms: TermInput[] }> {
   const kept: SecretEntry[] = [];
   const skipped: SkippedSecret[] = [];
-  for (const e of entries) {
-    if (e.value.length === 0) skipped.push({ name: e.name, source: e.source, reason: 'empty' });
+  const terms: TermInput[] = [];
+  for (let i = 0; i < entries.length; i++) {
+    if (i % STEP_EVERY === STEP_EVERY - 1) yield;
+    const e = entries[i] as SecretEntry;
+    if (withTerms && e.term === true) {
+      if (termProblem(e) === undefined) terms.push({ name: e.name, value: e.value });
+      else skipped.push({ name: e.name, source: e.source, reason: e.value.length === 0 ? 'empty' : 'too-short' });
+    } else if (e.value.length === 0) skipped.push({ name: e.name, source: e.source, reason: 'empty' });
     // A string of 2 × MIN UTF-16 units holds at least MIN code points: spread only the short ones.
     else if (e.value.length < 2 * MIN_SECRET_LENGTH && [...e.value].length < MIN_SECRET_LENGTH) skipped.push({ name: e.name, source: e.source, reason: 'too-short' });
     else kept.push(e);
   }
-  return { kept, skipped };
+  return { kept, skipped, terms };
 }
 
 /** Loads every source once; the first failure fails the whole load. */
@@ -94,16 +112,8 @@ export async function createSecretRegistry(options: RegistryOptions): Promise<Re
     // resolves in microtasks, so reading, filtering and the first build slices would otherwise run as one
     // stretch (~30–50 ms with 10,000 values).
     if (offThread) await yieldToRequests();
-    // Terms (vault records added with `--term`) are matched by detection, not as exact values.
-    const terms: SecretEntry[] = [];
-    const secrets: SecretEntry[] = [];
-    for (const e of loaded.value) (e.term === true ? terms : secrets).push(e);
-    const { kept, skipped } = filterEntries(secrets);
-    const usable: TermInput[] = [];
-    for (const t of terms) {
-      if (termProblem(t) === undefined) usable.push({ name: t.name, value: t.value });
-      else skipped.push({ name: t.name, source: t.source, reason: t.value.length === 0 ? 'empty' : 'too-short' });
-    }
+    const sorted = sortEntries(loaded.value, true);
+    const { kept, skipped, terms: usable } = offThread ? await runStepsSliced(sorted, SLICE_MS) : runSteps(sorted);
     if (skipped.length > 0) options.onSkipped?.(skipped);
     if (offThread) await yieldToRequests();
     let detection = options.detection;
