@@ -165,7 +165,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         ...(change.tokensFile === undefined ? [] : ['gateway.tokensFile']),
         ...(change.tokensPoll === undefined ? [] : ['gateway.tokensPoll']),
       ],
-      ...(sources === undefined ? {} : { sources: { ...sources, pending: engine.pendingSources() } }),
+      // On SIGHUP the added sources are read just after this line (with every other source): no `pending` yet.
+      ...(sources === undefined ? {} : { sources: reloadSources ? { ...sources, pending: engine.pendingSources() } : sources }),
       restartNeeded: change.restartNeeded,
       ...(change.restartNeeded.length === 0 ? {} : { msg: `config changed: ${change.restartNeeded.join(', ')} take effect on a restart (a rolling restart of the fleet)` }),
     });

@@ -159,4 +159,28 @@ describe('ficta gateway applies [[sources]] edits without a restart', () => {
     // The per-source gauges no longer list it (its redaction and restore counters stay, as counters do).
     expect(await metrics()).not.toMatch(/^ficta_source_\w+\{source="billing"/m);
   });
+
+  it('SIGHUP alone applies an added source (the file poll off): once its version is in use, it is protected', async () => {
+    const dir = writeGatewayDir(join(work, 'hup'), { adminPort: 0, drainDelay: '0s', tokensPoll: '1h' }, `port = 0\n[upstreams]\nopenai = ${JSON.stringify(up.url)}\n${source('alpha', join(work, 'a.env'), ['ga'])}`);
+    const bobToken = await addTenant(dir.config, 'bob', ['gb'], work);
+    const hup = await startGateway(dir.config, { cwd: work });
+    try {
+      const text = readFileSync(dir.config, 'utf8');
+      const at = text.indexOf('[gateway]');
+      writeFileSync(dir.config, `${text.slice(0, at)}${source('billing', join(work, 'b.env'), ['gb'])}\n${text.slice(at)}`);
+      hup.child.kill('SIGHUP');
+      await until(async () => (await (await fetch(`${hup.adminUrl}/metrics`)).text()).includes('ficta_source_version{source="billing",type="dotenv"} 1'));
+      const changed = hup.stderr().split('\n').filter((l) => l.includes('"event":"gateway_config_changed"')).map((l) => JSON.parse(l));
+      expect(changed).toEqual([expect.objectContaining({ trigger: 'signal', applied: ['sources'], sources: { added: ['billing'], removed: [], changed: [] } })]);
+      const res = await fetch(`${hup.url}/t/${bobToken}/openai/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: `x ${B_VAL} y` }] }) });
+      expect(((await res.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content).toBe(`ECHO: x ${B_VAL} y`);
+      expect(JSON.stringify(up.requests.at(-1)!.json)).not.toContain(B_VAL);
+      expect(up.leaks).toEqual([]);
+    } finally {
+      ALL_LOG_LINES.push(...hup.stdoutLines(), ...hup.stderr().split('\n'));
+      expect(hup.stdoutLines().join('\n') + hup.stderr()).not.toContain(bobToken);
+      hup.child.kill('SIGTERM');
+      await hup.exited;
+    }
+  });
 });
