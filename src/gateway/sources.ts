@@ -75,8 +75,9 @@ export interface OrgSources {
    */
   refreshAll(options?: { quiet?: boolean }): Promise<boolean>;
   /**
-   * Applies a changed `[[sources]]` list: added sources (and changed definitions) are read now unless
-   * `read` is false; removed ones retire their values. The registry is not told: the caller reloads it.
+   * Applies a changed `[[sources]]` list: added sources, changed definitions and sources not loaded yet
+   * are read now unless `read` is false; removed ones retire their values. The registry is not told: the
+   * caller reloads it.
    */
   apply(configs: readonly SourceConfig[], options?: { read?: boolean }): Promise<SourcesChange>;
   close(): void;
@@ -279,6 +280,8 @@ export async function createOrgSources(configs: readonly SourceConfig[], options
         s.removed = true;
         change.removed.push(s.config.name);
       }
+      // A source still not loaded is tried again too (its file may have appeared since).
+      for (const s of kept) if (!s.loaded && !toRead.includes(s)) toRead.push(s);
       states = [...kept, ...byName.values(), ...retiredByName.values()];
       for (const s of kept) if (change.added.includes(s.config.name) || change.changed.includes(s.config.name)) schedule(s, () => void refresh(s, true));
       sweep();

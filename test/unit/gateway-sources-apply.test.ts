@@ -78,6 +78,18 @@ describe('applying a changed [[sources]] list', () => {
     expect(o.status().map((s) => s.name)).toEqual(['a']);
   });
 
+  it('a config change also tries again a source not loaded yet', async () => {
+    const d = tmp();
+    const list = [{ name: 'late', type: 'dotenv', path: join(d, 'late.env'), groups: ['g'] }];
+    const o = await open(list);
+    expect(o.pending()).toEqual(['late']);
+    writeFileSync(join(d, 'late.env'), 'L=late-value-444\n');
+    expect(await o.apply(parse([...list, { name: 'e', type: 'env', prefix: 'E_', groups: ['g'] }]))).toEqual({ added: ['e'], removed: [], changed: [] });
+    expect(o.pending()).toEqual([]);
+    expect(o.ready()).toBe(true);
+    expect(await held(o)).toEqual(['late/L=late-value-444 [g]']);
+  });
+
   it('retires a removed source: protected with the groups it had for `retain`, then gone; no longer read', async () => {
     const d = tmp();
     writeFileSync(join(d, 'a.env'), 'A=alpha-value-111\n');
