@@ -13,6 +13,7 @@ import { createInUse } from '../../src/gateway/source-use.ts';
 import { createOrgSources, type OrgSources } from '../../src/gateway/sources.ts';
 import { SourcesConfigSchema, type SourceConfig } from '../../src/gateway/sources-config.ts';
 import { loadConfig } from '../../src/config/load.ts';
+import { ok } from '../../src/util/result.ts';
 
 const dirs: string[] = [];
 const opened: OrgSources[] = [];
@@ -158,6 +159,34 @@ describe('applying a changed [[sources]] list', () => {
     // An added source not yet in the set in use reports version 0.
     await o.apply(parse([{ name: 'a', type: 'dotenv', path, groups: ['g'] }, { name: 'b', type: 'env', prefix: 'X_', groups: ['g'] }]));
     expect(o.status(2)[1]).toMatchObject({ name: 'b', version: 1, inUse: { version: 0, values: 0, retained: 0 } });
+  });
+});
+
+describe('the set in use, through the secret registry', () => {
+  it("moves a source's in-use version with the registry's swaps (load, then onLoaded, then current)", async () => {
+    const d = tmp();
+    const path = join(d, 'a.env');
+    writeFileSync(path, 'A=alpha-value-111\n');
+    const o = await open([{ name: 'a', type: 'dotenv', path, groups: ['g'] }]);
+    const { createSecretRegistry } = await import('../../src/secrets/registry.ts');
+    const r = await createSecretRegistry({ sources: [o.source], keyProvider: { getKey: async () => ok(Buffer.alloc(32, 7)) }, onLoaded: (info) => o.built(info.version) });
+    if (!r.ok) throw r.error;
+    const registry = r.value;
+    try {
+      const inUse = () => o.status(registry.current().version)[0]!.inUse;
+      expect(inUse()).toEqual({ version: 1, values: 1, retained: 0 });
+      writeFileSync(path, 'A=alpha-value-222\nB=beta-value-333\n');
+      await o.refreshAll({ quiet: true });
+      expect(o.status(registry.current().version)[0]).toMatchObject({ version: 2, inUse: { version: 1, values: 1 } });
+      await registry.reload();
+      expect(inUse()).toEqual({ version: 2, values: 2, retained: 1 });
+      await o.apply(parse([{ name: 'a', type: 'dotenv', path, groups: ['g'] }, { name: 'b', type: 'env', prefix: 'B_', groups: ['g'] }]));
+      expect(o.status(registry.current().version)[1]!.inUse).toEqual({ version: 0, values: 0, retained: 0 });
+      await registry.reload();
+      expect(o.status(registry.current().version)[1]!.inUse).toEqual({ version: 1, values: 0, retained: 0 });
+    } finally {
+      await registry.close();
+    }
   });
 });
 
