@@ -3,7 +3,8 @@
 
 import type { Hono } from 'hono';
 import type { Tenancy } from './gateway/tenant.ts';
-import type { SourceStatus } from './gateway/sources.ts';
+import type { SourceStatus, SourcesChange } from './gateway/sources.ts';
+import type { SourceConfig } from './gateway/sources-config.ts';
 import { ok } from './util/result.ts';
 import type { Config } from './config/schema.ts';
 import { FictaError } from './errors.ts';
@@ -87,6 +88,13 @@ export interface Ficta {
   sources(): SourceStatus[];
   /** Loads every source again (SIGHUP) and swaps the new set in; requests in flight keep theirs. */
   reload(): Promise<void>;
+  /** `[[sources]]` not yet loaded under their current definition (names only). */
+  pendingSources(): string[];
+  /**
+   * Applies a changed `[[sources]]` list (gateway/sources.ts `apply`), then, unless `reload` is false (the
+   * caller reloads next), reads the added and changed sources and swaps the new set in.
+   */
+  setSources(sources: readonly SourceConfig[], options?: { reload?: boolean }): Promise<SourcesChange>;
   /** Provider requests in flight. */
   inFlight(): number;
   /** Resolves when no provider request is in flight. */
@@ -117,17 +125,26 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
     ...(options.sources ?? []),
   ];
   // `[[sources]]`: read once here (a failure leaves the instance not ready, never without the source's values).
+  // A gateway always has them (its config may add the first one later, applied live).
   const org =
-    config.sources.length === 0
+    config.sources.length === 0 && options.tenancy === undefined
       ? undefined
       : // Loaded only when a config names sources (a gateway, or serve with `[[sources]]`): not on every start.
         await (await import('./gateway/sources.ts')).createOrgSources(config.sources, {
           env,
           ...(options.retainMs === undefined ? {} : { retainMs: options.retainMs }),
-          onResult: (source, error, values) =>
+          onResult: (source, error, values, loaded) =>
             error === undefined
               ? logEvent(logger, 'debug', 'source_loaded', { source, values })
-              : logEvent(logger, 'warn', 'source_load_failed', { source, code: error.code, error: error.message, kept: values, msg: `source ${source} failed to load; keeping its last good values (${values})` }),
+              : logEvent(logger, 'warn', 'source_load_failed', {
+                  source,
+                  code: error.code,
+                  error: error.message,
+                  kept: values,
+                  msg: loaded
+                    ? `source ${source} failed to load; keeping its last good values (${values})`
+                    : `source ${source} failed to load; its values join the secret set once it loads (retried on its refresh schedule and on SIGHUP)`,
+                }),
         });
   if (org !== undefined) sources.push(org.source);
   const { anthropic, openai, gemini, ollama, chatgpt, ...named } = config.upstreams;
@@ -168,7 +185,10 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
         logEvent(logger, 'warn', 'secrets_skipped', { secret: s.name, source: s.source, reason: s.reason, msg: `secret ${s.name} refused: ${why}` });
       }
     },
-    onLoaded: (info) => logEvent(logger, 'info', 'secrets_loaded', { count: info.count, version: info.version, buildMs: Math.round(info.buildMs) }),
+    onLoaded: (info) => {
+      org?.built(info.version);
+      logEvent(logger, 'info', 'secrets_loaded', { count: info.count, version: info.version, buildMs: Math.round(info.buildMs) });
+    },
     onError: (error) => logEvent(logger, 'error', 'secrets_reload_failed', { code: error.code, error: error.message }),
   });
   if (!registryResult.ok) throw registryResult.error;
@@ -224,11 +244,18 @@ export async function createFicta(options: FictaOptions): Promise<Ficta> {
     report,
     dashboard: ui === undefined ? undefined : { linkKey: ui.auth.linkKey, setRun: ui.setRun },
     ready: () => registry.current().kind === 'ready' && (org?.ready() ?? true),
-    sources: () => org?.status() ?? [],
+    sources: () => org?.status(registry.current().version) ?? [],
+    pendingSources: () => org?.pending() ?? [],
     async reload() {
       // Sources first (quietly), then one rebuild of the set with everything they read.
       if (org !== undefined) await org.refreshAll({ quiet: true });
       await registry.reload();
+    },
+    async setSources(next, setOptions = {}) {
+      if (org === undefined) throw new FictaError('FICTA_CONFIG_INVALID', 'sources: this proxy was started without [[sources]]; adding them needs a restart');
+      const change = await org.apply(next, { read: setOptions.reload !== false });
+      if (setOptions.reload !== false) await registry.reload();
+      return change;
     },
     inFlight: () => inFlight.count,
     drain: () => (inFlight.count === 0 ? Promise.resolve() : new Promise<void>((resolve) => inFlight.idle.push(resolve))),

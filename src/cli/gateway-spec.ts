@@ -66,8 +66,8 @@ an admin listener (default 127.0.0.1:9787: /healthz, /readyz, /metrics). Request
 JSON on stdout; other log lines JSON on stderr.
 SIGTERM: /readyz answers 503 at once, requests are accepted for gateway.drainDelay, then the listener closes
 and requests in flight get up to gateway.drainTimeout; exit 0. SIGHUP reloads the config, the token file
-and every source (a changed config or token file is also seen by itself; config keys that cannot change
-live are named as needing a restart).`,
+and every source (a changed config or token file is also seen by itself; [[sources]] added, removed or
+changed apply live; config keys that cannot change live are named as needing a restart).`,
   options: GATEWAY_OPTIONS,
   subcommands: Object.values(SUBCOMMAND_SPECS),
   footer: 'Clients: ANTHROPIC_BASE_URL=https://GATEWAY/t/<token>/anthropic  OPENAI_BASE_URL=https://GATEWAY/t/<token>/openai/v1',

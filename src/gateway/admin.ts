@@ -1,5 +1,5 @@
 // The gateway's admin listener: `GET /healthz` (the process is alive), `GET /readyz` (200 once every
-// source has loaded, 503 from the moment a drain starts), `GET /metrics` (Prometheus text), and nothing
+// source has loaded, 503 from the moment a drain starts; names sources added later and not loaded yet), `GET /metrics` (Prometheus text), and nothing
 // else — no provider route, no token, no value ever answers here.
 
 import { createServer, type Server } from 'node:http';
@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net';
 export interface AdminOptions {
   host: string;
   port: number;
-  ready: () => { ready: boolean; reason?: string };
+  /** `pending`: sources (names) not loaded yet, shown in the body. */
+  ready: () => { ready: boolean; reason?: string; pending?: string[] };
   metrics: () => Promise<{ contentType: string; body: string }>;
 }
 
@@ -39,7 +40,8 @@ export async function startAdmin(options: AdminOptions): Promise<AdminServer> {
     }
     if (path === '/readyz') {
       const r = options.ready();
-      json(r.ready ? 200 : 503, r.ready ? { status: 'ready' } : { status: 'not_ready', reason: r.reason ?? 'not ready' });
+      const pending = r.pending === undefined || r.pending.length === 0 ? {} : { pendingSources: r.pending };
+      json(r.ready ? 200 : 503, r.ready ? { status: 'ready', ...pending } : { status: 'not_ready', reason: r.reason ?? 'not ready', ...pending });
       return;
     }
     if (path === '/metrics') {

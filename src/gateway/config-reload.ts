@@ -1,10 +1,13 @@
-// What a changed gateway config means for a running instance: the per-tenant limit and the token file
-// apply at once; anything else (sources, upstreams, listeners, detection, …) is named as needing a
+// What a changed gateway config means for a running instance: `[[sources]]`, the per-tenant limit and the
+// token file apply at once; anything else (upstreams, listeners, detection, …) is named as needing a
 // restart — a rolling one, since instances are interchangeable.
 
 import type { Config } from '../config/schema.ts';
+import type { SourceConfig } from './sources-config.ts';
 
 export interface ConfigChange {
+  /** The new `[[sources]]` list, when it changed (applied live: gateway/sources.ts `apply`). */
+  sources?: SourceConfig[];
   maxConcurrent?: number;
   tokensFile?: string;
   tokensPoll?: number;
@@ -20,6 +23,10 @@ export function diffConfig(running: Config, next: Config): ConfigChange {
   const keys = new Set([...Object.keys(running), ...Object.keys(next)]);
   for (const key of [...keys].sort()) {
     if (key === 'gateway') continue;
+    if (key === 'sources') {
+      if (!same(running.sources, next.sources)) change.sources = next.sources;
+      continue;
+    }
     if (!same((running as Record<string, unknown>)[key], (next as Record<string, unknown>)[key])) change.restartNeeded.push(key);
   }
   const a = running.gateway;

@@ -10,6 +10,7 @@ import { createLogger, logEvent, type Logger } from '../log/logger.ts';
 import { startAdmin, type AdminServer } from './admin.ts';
 import { gatewayConfigOf } from './config.ts';
 import { diffConfig } from './config-reload.ts';
+import type { SourcesChange } from './sources.ts';
 import { readGatewayKey } from './key.ts';
 import { createGatewayMetrics, type GatewayMetrics, type RequestFacts } from './metrics.ts';
 import { LAST_USED_FLUSH_MS, mergeLastUsed } from './last-used.ts';
@@ -95,7 +96,13 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     admin = await startAdmin({
       host: gw.adminHost,
       port: gw.adminPort,
-      ready: () => (draining ? { ready: false, reason: 'draining' } : engineReady() ? { ready: true } : { ready: false, reason: 'sources not loaded' }),
+      // Names only: a ready instance lists a source added later that has not loaded yet (`pending`).
+      ready: () => {
+        const pending = engine.pendingSources();
+        if (draining) return { ready: false, reason: 'draining' };
+        if (!engineReady()) return { ready: false, reason: 'sources not loaded', pending };
+        return pending.length === 0 ? { ready: true } : { ready: true, pending };
+      },
       metrics: () => m.render(),
     });
   } catch (cause) {
@@ -114,7 +121,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   // The config as it runs, and what a changed file means for it (config-reload.ts).
   let current = options.config;
   let configStamp = options.configFile === undefined ? undefined : fileStamp(options.configFile);
-  const applyConfig = (why: 'signal' | 'file'): void => {
+  /** `reloadSources` false: the caller reloads every source next (SIGHUP), so added ones are read then. */
+  const applyConfigNow = async (why: 'signal' | 'file', reloadSources: boolean): Promise<void> => {
     if (options.reloadConfig === undefined) return;
     let next: Config;
     try {
@@ -138,12 +146,38 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     if (change.maxConcurrent !== undefined) tenancy.setMaxConcurrent(change.maxConcurrent);
     if (change.tokensPoll !== undefined) schedulePoll(change.tokensPoll);
     current = next;
+    let sources: SourcesChange | undefined;
+    if (change.sources !== undefined) {
+      try {
+        // Added sources are read and join the set once loaded; removed ones retire their values (retain).
+        sources = await engine.setSources(change.sources, { reload: reloadSources });
+      } catch (error) {
+        m.reloadFailed('config');
+        change.restartNeeded.push('sources');
+        logEvent(logger, 'error', 'gateway_config_invalid', { code: (error as FictaError).code, error: (error as Error).message, msg: 'the changed [[sources]] could not be applied' });
+      }
+    }
     logEvent(logger, change.restartNeeded.length === 0 ? 'info' : 'warn', 'gateway_config_changed', {
       trigger: why,
-      applied: [...(change.maxConcurrent === undefined ? [] : ['gateway.maxConcurrent']), ...(change.tokensFile === undefined ? [] : ['gateway.tokensFile']), ...(change.tokensPoll === undefined ? [] : ['gateway.tokensPoll'])],
+      applied: [
+        ...(sources === undefined ? [] : ['sources']),
+        ...(change.maxConcurrent === undefined ? [] : ['gateway.maxConcurrent']),
+        ...(change.tokensFile === undefined ? [] : ['gateway.tokensFile']),
+        ...(change.tokensPoll === undefined ? [] : ['gateway.tokensPoll']),
+      ],
+      // On SIGHUP the added sources are read just after this line (with every other source): no `pending` yet.
+      ...(sources === undefined ? {} : { sources: reloadSources ? { ...sources, pending: engine.pendingSources() } : sources }),
       restartNeeded: change.restartNeeded,
       ...(change.restartNeeded.length === 0 ? {} : { msg: `config changed: ${change.restartNeeded.join(', ')} take effect on a restart (a rolling restart of the fleet)` }),
     });
+  };
+  // One change at a time, in the order they were seen.
+  let applying: Promise<void> = Promise.resolve();
+  const applyConfig = (why: 'signal' | 'file', reloadSources = true): Promise<void> => {
+    applying = applying.then(() => applyConfigNow(why, reloadSources)).catch((error: unknown) => {
+      logEvent(logger, 'error', 'gateway_config_invalid', { error: (error as Error).message, msg: 'the changed config could not be applied' });
+    });
+    return applying;
   };
   // Polled, not watched: a rename over the file or a Kubernetes `..data` swap is seen the same way.
   const check = (): void => {
@@ -152,7 +186,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const stamp = fileStamp(options.configFile);
     if (stamp !== undefined && stamp !== configStamp) {
       configStamp = stamp;
-      applyConfig('file');
+      void applyConfig('file');
     }
   };
   let poll: NodeJS.Timeout | undefined;
@@ -178,7 +212,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     ready,
     async reload() {
       if (options.configFile !== undefined) configStamp = fileStamp(options.configFile);
-      applyConfig('signal');
+      await applyConfig('signal', false);
       reloadTokens(tokens.reload());
       await engine.reload();
     },

@@ -1,7 +1,7 @@
 // The gateway's Prometheus metrics (the one module that imports prom-client): requests by provider,
 // adapter, status, outcome and group; redactions and restores by source, detections by kind, withheld by
-// reason, blocks; added-latency and upstream-time histograms; requests in flight; per source its version,
-// value count and last load; the token count. Labels carry names, groups, kinds and counts — never a
+// reason, blocks; added-latency and upstream-time histograms; requests in flight; per source its version
+// and value count in the set in use, its latest read and load failures; the token count. Labels carry names, groups, kinds and counts — never a
 // value, a placeholder or a token; a tenant's name only with `metrics.tenantLabels = true`.
 
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -30,8 +30,13 @@ export interface RequestFacts {
 export interface SourceFacts {
   name: string;
   type: string;
+  /** The latest read: its version and values (can run ahead of the set in use while one is built). */
   version: number;
   values: number;
+  /** What the secret set requests use now carries of it (absent: the latest read stands in). */
+  inUse?: { version: number; values: number; retained: number } | undefined;
+  /** Reads that failed since it was configured. */
+  failures?: number | undefined;
   lastLoadAt?: number | undefined;
   lastResult: 'ok' | 'error';
 }
@@ -138,8 +143,21 @@ export function createGatewayMetrics(options: GatewayMetricsOptions): GatewayMet
       },
     });
   };
-  perSource('ficta_source_version', 'Version of the secret set loaded from a source (grows by one per change).', (s) => s.version);
-  perSource('ficta_source_values', 'Values a source holds now (retired values still retained not included).', (s) => s.values);
+  // What requests use: these move when the set carrying a source's values is swapped in, not when it is read.
+  perSource('ficta_source_version', "Version of a source's values in the secret set requests use now (grows by one per change; 0 until its values are in use).", (s) => (s.inUse ?? s).version);
+  perSource('ficta_source_values', 'Values of a source in the secret set requests use now (retired values still retained not included).', (s) => (s.inUse ?? s).values);
+  perSource('ficta_source_retained_values', 'Retired values of a source (removed or replaced less than `retain` ago) in the secret set requests use now.', (s) => s.inUse?.retained);
+  perSource('ficta_source_read_version', "Version of a source's latest read (can be ahead of ficta_source_version while the set carrying it is built).", (s) => s.version);
+  new Counter({
+    name: 'ficta_source_load_failures_total',
+    help: 'Reads of a source that failed (its last good values stay in use; a source never loaded is not in the set).',
+    labelNames: ['source', 'type'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const s of options.sources()) this.inc({ source: s.name, type: s.type }, s.failures ?? 0);
+    },
+  });
   perSource('ficta_source_last_load_timestamp_seconds', 'When a source last loaded (or tried to).', (s) => (s.lastLoadAt === undefined ? undefined : s.lastLoadAt / 1000));
   perSource('ficta_source_last_load_ok', '1 when the last load of a source succeeded; 0 when it failed (its last good values stay in use).', (s) => (s.lastResult === 'ok' ? 1 : 0));
 

@@ -1,29 +1,46 @@
 // The organisation's sources at run time (`[[sources]]`): each is read on its own schedule (a directory
 // is also watched, so Kubernetes' atomic `..data` swap is seen), keeps its last good values when a read
-// fails, and keeps a removed or replaced value for `retain` (agents' contexts still hold it). The registry
-// sees them as one SecretSource whose load() never fails: a source that has never loaded makes the
-// instance not ready instead, so a request is never served without it.
+// fails, and keeps a removed or replaced value for `retain` (agents' contexts still hold it). A changed
+// `[[sources]]` list is applied live (`apply`): added sources join once they have loaded, removed ones
+// retire their values. The registry sees them as one SecretSource whose load() never fails: a source
+// that has never loaded makes a starting instance not ready instead, so no request is served without it.
 
-import { watch, type FSWatcher } from 'node:fs';
-import { dirname } from 'node:path';
 import type { FictaError } from '../errors.ts';
 import { parseDuration } from '../config/duration.ts';
 import { ok } from '../util/result.ts';
 import type { SecretEntry, SecretSource } from '../secrets/types.ts';
-import { readSource, type SourceValue } from './source-kinds.ts';
+import { readSource } from './source-kinds.ts';
+import { acceptRead, newState, readingPart, retireAll, schedule, type SourceState } from './source-state.ts';
+import { createInUse } from './source-use.ts';
 import { DEFAULT_RETAIN, type SourceConfig } from './sources-config.ts';
+
+/** What a source contributes to one secret set: names and counts, never values. */
+export interface SourceUse {
+  /** The source's version carried by the set (0: none of its values yet). */
+  version: number;
+  values: number;
+  retained: number;
+}
 
 /** One source as the admin side reports it: names, counts and times, never values. */
 export interface SourceStatus {
   name: string;
   type: string;
   groups: string[];
-  /** Increments on every load that changed its values. */
+  /** Increments on every read that changed its values (the latest read; the set in use may be older: `inUse`). */
   version: number;
   /** Values it currently holds (retired ones still retained not included). */
   values: number;
   /** Retired values still protected (removed or replaced less than `retain` ago). */
   retained?: number;
+  /** What the secret set requests use now holds of it (when the caller names that set's version). */
+  inUse?: SourceUse;
+  /** Loaded at least once under its current definition. */
+  loaded: boolean;
+  /** No longer configured: listed only while it still retains values. */
+  removed?: true;
+  /** Reads that failed since it was configured. */
+  failures: number;
   /** Epoch ms of the last successful load. */
   lastLoadAt?: number;
   lastResult: 'ok' | 'error';
@@ -31,17 +48,38 @@ export interface SourceStatus {
   error?: string;
 }
 
+/** Names of the sources a changed `[[sources]]` list added, removed and changed. */
+export interface SourcesChange {
+  added: string[];
+  removed: string[];
+  changed: string[];
+}
+
 export interface OrgSources {
   /** What the registry loads: every source's current and retained values, with their source and groups. */
   readonly source: SecretSource;
-  /** Every source has loaded at least once. */
+  /**
+   * Every source has loaded at least once; once true it stays true (a source added later and not yet
+   * loaded leaves a ready instance ready: it was protected before and loses nothing).
+   */
   ready(): boolean;
-  status(): SourceStatus[];
+  /** Configured sources not loaded under their current definition. */
+  pending(): string[];
+  /** `setVersion`: the version of the set requests use, to report what it carries (`inUse`). */
+  status(setVersion?: number): SourceStatus[];
+  /** The registry built set `version` from the latest load(): what it carries is known from now on. */
+  built(version: number): void;
   /**
    * Reads every source again now (SIGHUP). Resolves true when anything changed; the registry is told too,
    * unless `quiet` (the caller reloads it itself).
    */
   refreshAll(options?: { quiet?: boolean }): Promise<boolean>;
+  /**
+   * Applies a changed `[[sources]]` list: added sources, changed definitions and sources not loaded yet
+   * are read now unless `read` is false; removed ones retire their values. The registry is not told: the
+   * caller reloads it.
+   */
+  apply(configs: readonly SourceConfig[], options?: { read?: boolean }): Promise<SourcesChange>;
   close(): void;
 }
 
@@ -49,137 +87,75 @@ export interface OrgSourcesOptions {
   env: NodeJS.ProcessEnv;
   /** `[gateway] retain` in ms, for sources without their own (default 7 days). */
   retainMs?: number;
-  /** Told about each read: its result (a failure keeps the last good values). */
-  onResult?: (source: string, error: FictaError | undefined, values: number) => void;
+  /** Told about each read: its result (a failure keeps the last good values) and whether it ever loaded. */
+  onResult?: (source: string, error: FictaError | undefined, values: number, loaded: boolean) => void;
   now?: () => number;
 }
 
-/** Debounce of directory and file change events (a Kubernetes swap is several renames). */
-const WATCH_DEBOUNCE_MS = 100;
 /** Retired values are swept at least this often. */
 const MAX_SWEEP_MS = 60 * 60 * 1000;
-
-interface State {
-  config: SourceConfig;
-  retainMs: number;
-  current: SourceValue[];
-  /** value → its name and when it stops being protected. */
-  retired: Map<string, { name: string; until: number }>;
-  loaded: boolean;
-  version: number;
-  lastLoadAt: number | undefined;
-  error: string | undefined;
-  running: Promise<void> | undefined;
-  again: boolean;
-}
 
 /** Reads every source once (failures keep the source not ready) and starts their schedules. */
 export async function createOrgSources(configs: readonly SourceConfig[], options: OrgSourcesOptions): Promise<OrgSources> {
   const now = options.now ?? Date.now;
   const defaultRetain = options.retainMs ?? (parseDuration(DEFAULT_RETAIN) as number);
-  const states: State[] = configs.map((config) => ({
-    config,
-    retainMs: config.retain ?? defaultRetain,
-    current: [],
-    retired: new Map(),
-    loaded: false,
-    version: 0,
-    lastLoadAt: undefined,
-    error: undefined,
-    running: undefined,
-    again: false,
-  }));
+  const retainOf = (c: SourceConfig): number => c.retain ?? defaultRetain;
+  /** Configured sources in config order, then removed ones still retaining values. */
+  let states: SourceState[] = configs.map((c) => newState(c, retainOf(c)));
   const listeners = new Set<() => void>();
   const changed = (): void => {
     for (const l of listeners) l();
   };
+  const live = (): SourceState[] => states.filter((s) => !s.removed);
+  let wasReady = false;
+  const allLoaded = (): boolean => live().every((s) => s.loaded);
+  const latch = (): void => {
+    if (!wasReady && allLoaded()) wasReady = true;
+  };
+  let closed = false;
 
-  let quiet = false;
-  let changedSince = false;
-  const readOnce = async (s: State): Promise<void> => {
+  const readOnce = async (s: SourceState): Promise<boolean> => {
+    const generation = s.generation;
     const r = await readSource(s.config, options.env);
+    // A read of a definition since replaced, or of a source since removed, is dropped.
+    if (s.removed || closed || s.generation !== generation) return false;
     if (!r.ok) {
       s.error = r.error.message;
-      options.onResult?.(s.config.name, r.error, s.current.length);
-      return;
+      s.failures++;
+      options.onResult?.(s.config.name, r.error, s.current.length, s.loaded);
+      return false;
     }
-    s.error = undefined;
-    s.lastLoadAt = now();
-    const next = r.value;
-    const first = !s.loaded;
-    s.loaded = true;
-    const nextValues = new Set(next.map((v) => v.value));
-    let differs = first || next.length !== s.current.length;
-    for (const old of s.current) {
-      if (nextValues.has(old.value)) continue;
-      differs = true;
-      s.retired.set(old.value, { name: old.name, until: now() + s.retainMs });
-    }
-    for (const v of next) if (s.retired.delete(v.value)) differs = true;
-    if (!differs) {
-      const before = new Map(s.current.map((v) => [v.name, v.value]));
-      differs = next.some((v) => before.get(v.name) !== v.value);
-    }
-    s.current = next;
-    options.onResult?.(s.config.name, undefined, next.length);
-    if (differs) {
-      s.version++;
-      changedSince = true;
-      if (!quiet) changed();
-    }
+    const differs = acceptRead(s, r.value, now());
+    latch();
+    options.onResult?.(s.config.name, undefined, r.value.length, true);
+    return differs;
   };
 
   /** One read at a time per source; a request for another during one runs once more after it. */
-  const refresh = (s: State): Promise<void> => {
+  const refresh = (s: SourceState, notify: boolean): Promise<boolean> => {
+    if (notify) s.notify = true;
     if (s.running !== undefined) {
       s.again = true;
       return s.running;
     }
     s.running = (async () => {
+      let differs = false;
       try {
         do {
           s.again = false;
-          await readOnce(s);
+          if (await readOnce(s)) differs = true;
         } while (s.again);
       } finally {
         s.running = undefined;
       }
+      if (differs && s.notify) changed();
+      s.notify = false;
+      return differs;
     })();
     return s.running;
   };
 
-  await Promise.all(states.map((s) => refresh(s)));
-
-  const timers: NodeJS.Timeout[] = [];
-  const watchers: FSWatcher[] = [];
-  for (const s of states) {
-    const c = s.config;
-    const every = c.type === 'env' ? undefined : c.refresh;
-    if (every !== undefined) timers.push(setInterval(() => void refresh(s), every).unref());
-    if (c.type === 'dir' || c.type === 'dotenv') {
-      let pending: NodeJS.Timeout | undefined;
-      const onEvent = (): void => {
-        if (pending !== undefined) return;
-        pending = setTimeout(() => {
-          pending = undefined;
-          void refresh(s);
-        }, WATCH_DEBOUNCE_MS).unref();
-      };
-      try {
-        // The directory itself (its `..data` link is replaced) or the file's directory (editors and
-        // deploy tools replace files by renaming).
-        const w = watch(c.type === 'dir' ? c.path : dirname(c.path), { persistent: false }, onEvent);
-        w.on('error', () => undefined); // the refresh schedule still reads it
-        watchers.push(w);
-      } catch {
-        // Not there yet: the schedule (dir) or SIGHUP (dotenv) reads it when it is.
-      }
-    }
-  }
-  const minRetain = Math.min(MAX_SWEEP_MS, ...states.map((s) => s.retainMs));
-  timers.push(setInterval(() => sweep(), Math.max(1000, minRetain)).unref());
-
-  const sweep = (): void => {
+  const sweep = (): boolean => {
     const t = now();
     let any = false;
     for (const s of states) {
@@ -189,8 +165,24 @@ export async function createOrgSources(configs: readonly SourceConfig[], options
         any = true;
       }
     }
-    if (any) changed();
+    states = states.filter((s) => !s.removed || s.retired.size > 0);
+    return any;
   };
+  let sweepTimer: NodeJS.Timeout | undefined;
+  const scheduleSweep = (): void => {
+    clearInterval(sweepTimer);
+    const minRetain = Math.min(MAX_SWEEP_MS, ...states.map((s) => s.retainMs));
+    sweepTimer = setInterval(() => {
+      if (sweep()) changed();
+    }, Math.max(1000, minRetain)).unref();
+  };
+
+  await Promise.all(states.map((s) => refresh(s, false)));
+  latch();
+  for (const s of states) schedule(s, () => void refresh(s, true));
+  scheduleSweep();
+
+  const inUse = createInUse<Map<SourceState, SourceUse>>();
 
   return {
     source: {
@@ -198,11 +190,14 @@ export async function createOrgSources(configs: readonly SourceConfig[], options
       async load() {
         sweep();
         const out: SecretEntry[] = [];
+        const carried = new Map<SourceState, SourceUse>();
         for (const s of states) {
-          const groups = s.config.groups;
-          for (const v of s.current) out.push({ name: v.name, value: v.value, source: s.config.name, groups });
-          for (const [value, r] of s.retired) out.push({ name: r.name, value, source: s.config.name, groups });
+          const name = s.config.name;
+          for (const v of s.current) out.push({ name: v.name, value: v.value, source: name, groups: s.config.groups });
+          for (const [value, r] of s.retired) out.push({ name: r.name, value, source: name, groups: r.groups });
+          carried.set(s, { version: s.version, values: s.current.length, retained: s.retired.size });
         }
+        inUse.handedOut(carried);
         return ok(out);
       },
       watch(onChange) {
@@ -210,32 +205,94 @@ export async function createOrgSources(configs: readonly SourceConfig[], options
         return () => listeners.delete(onChange);
       },
     },
-    ready: () => states.every((s) => s.loaded),
-    status: () =>
-      states.map((s): SourceStatus => ({
+    ready: () => {
+      latch();
+      return wasReady;
+    },
+    pending: () => live().filter((s) => !s.loaded).map((s) => s.config.name),
+    built: (version) => inUse.built(version),
+    status: (setVersion) => {
+      const carried = setVersion === undefined ? undefined : inUse.at(setVersion);
+      return states.map((s): SourceStatus => ({
         name: s.config.name,
         type: s.config.type,
         groups: [...s.config.groups],
         version: s.version,
         values: s.current.length,
         retained: s.retired.size,
+        ...(carried === undefined ? {} : { inUse: carried.get(s) ?? { version: 0, values: 0, retained: 0 } }),
+        loaded: s.loaded,
+        ...(s.removed ? { removed: true as const } : {}),
+        failures: s.failures,
         ...(s.lastLoadAt === undefined ? {} : { lastLoadAt: s.lastLoadAt }),
         lastResult: s.error === undefined && s.loaded ? 'ok' : 'error',
         ...(s.error === undefined ? {} : { error: s.error }),
-      })),
-    async refreshAll(options = {}) {
-      quiet = options.quiet === true;
-      changedSince = false;
-      try {
-        await Promise.all(states.map((s) => refresh(s)));
-      } finally {
-        quiet = false;
+      }));
+    },
+    async refreshAll(refreshOptions = {}) {
+      const results = await Promise.all(live().map((s) => refresh(s, refreshOptions.quiet !== true)));
+      return results.some(Boolean);
+    },
+    async apply(next, applyOptions = {}) {
+      latch();
+      const t = now();
+      const change: SourcesChange = { added: [], removed: [], changed: [] };
+      const byName = new Map(live().map((s) => [s.config.name, s]));
+      const retiredByName = new Map(states.filter((s) => s.removed).map((s) => [s.config.name, s]));
+      const kept: SourceState[] = [];
+      const toRead: SourceState[] = [];
+      for (const c of next) {
+        const s = byName.get(c.name);
+        if (s === undefined) {
+          const fresh = newState(c, retainOf(c));
+          // A name removed earlier and added again takes over what it still retains (with those groups).
+          const earlier = retiredByName.get(c.name);
+          if (earlier !== undefined) {
+            fresh.retired = earlier.retired;
+            fresh.version = earlier.version;
+            retiredByName.delete(c.name);
+          }
+          kept.push(fresh);
+          toRead.push(fresh);
+          change.added.push(c.name);
+          continue;
+        }
+        byName.delete(c.name);
+        kept.push(s);
+        if (JSON.stringify(s.config) === JSON.stringify(c)) continue;
+        change.changed.push(c.name);
+        if (readingPart(s.config) !== readingPart(c)) {
+          // A new definition: the old one's values are retired (protected, restored to the groups they had)
+          // until the new one yields them again; it is not loaded until it has been read.
+          retireAll(s, t);
+          s.generation++;
+          s.loaded = false;
+          s.error = undefined;
+          toRead.push(s);
+        }
+        // Groups apply to its current values at once; a new `retain` to values retired from now on.
+        s.config = c;
+        s.retainMs = retainOf(c);
       }
-      return changedSince;
+      for (const s of byName.values()) {
+        s.stop();
+        retireAll(s, t);
+        s.removed = true;
+        change.removed.push(s.config.name);
+      }
+      // A source still not loaded is tried again too (its file may have appeared since).
+      for (const s of kept) if (!s.loaded && !toRead.includes(s)) toRead.push(s);
+      states = [...kept, ...byName.values(), ...retiredByName.values()];
+      for (const s of kept) if (change.added.includes(s.config.name) || change.changed.includes(s.config.name)) schedule(s, () => void refresh(s, true));
+      sweep();
+      scheduleSweep();
+      if (applyOptions.read !== false) await Promise.all(toRead.map((s) => refresh(s, false)));
+      return change;
     },
     close() {
-      for (const t of timers) clearInterval(t);
-      for (const w of watchers) w.close();
+      closed = true;
+      for (const s of states) s.stop();
+      clearInterval(sweepTimer);
       listeners.clear();
     },
   };

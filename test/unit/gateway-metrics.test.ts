@@ -7,8 +7,9 @@ import { startAdmin, type AdminServer } from '../../src/gateway/admin.ts';
 import { createGatewayMetrics, type RequestFacts, type SourceFacts } from '../../src/gateway/metrics.ts';
 
 const SOURCES: SourceFacts[] = [
-  { name: 'platform', type: 'dir', version: 3, values: 12, lastLoadAt: 1_700_000_000_000, lastResult: 'ok' },
-  { name: 'vault', type: 'command', version: 1, values: 4, lastLoadAt: 1_700_000_001_000, lastResult: 'error' },
+  // platform: read at version 3 (12 values) while the set in use still carries version 2 (10 values, 1 retired).
+  { name: 'platform', type: 'dir', version: 3, values: 12, inUse: { version: 2, values: 10, retained: 1 }, failures: 0, lastLoadAt: 1_700_000_000_000, lastResult: 'ok' },
+  { name: 'vault', type: 'command', version: 1, values: 4, inUse: { version: 1, values: 4, retained: 0 }, failures: 2, lastLoadAt: 1_700_000_001_000, lastResult: 'error' },
 ];
 const facts = (over: Partial<RequestFacts> = {}): RequestFacts => ({ outcome: 'ok', status: 200, provider: 'anthropic', adapter: 'anthropic-messages', tenant: 'alice', groups: ['sre', 'platform'], blocked: [], ...over });
 
@@ -38,8 +39,13 @@ describe('gateway metrics', () => {
     expect(body).toContain('ficta_upstream_seconds_bucket{le="0.25",provider="anthropic"} 1');
     expect(body).toContain('ficta_requests_in_flight 5');
     expect(body).toContain('ficta_tokens{state="active"} 12');
-    expect(body).toContain('ficta_source_version{source="platform",type="dir"} 3');
+    expect(body).toContain('ficta_source_version{source="platform",type="dir"} 2');
+    expect(body).toContain('ficta_source_values{source="platform",type="dir"} 10');
+    expect(body).toContain('ficta_source_retained_values{source="platform",type="dir"} 1');
+    expect(body).toContain('ficta_source_read_version{source="platform",type="dir"} 3');
     expect(body).toContain('ficta_source_values{source="vault",type="command"} 4');
+    expect(body).toContain('ficta_source_load_failures_total{source="vault",type="command"} 2');
+    expect(body).toContain('ficta_source_load_failures_total{source="platform",type="dir"} 0');
     expect(body).toContain('ficta_source_last_load_ok{source="vault",type="command"} 0');
     expect(body).toContain('ficta_source_last_load_timestamp_seconds{source="platform",type="dir"} 1700000000');
     expect(body).toContain('ficta_ready 1');
@@ -66,13 +72,19 @@ describe('admin listener', () => {
   it('serves /healthz, /readyz (503 with a reason when not ready) and /metrics, and nothing else', async () => {
     let ready = false;
     const m = metrics(false);
-    admin = await startAdmin({ host: '127.0.0.1', port: 0, ready: () => (ready ? { ready: true } : { ready: false, reason: 'draining' }), metrics: () => m.render() });
+    let pending: string[] = [];
+    admin = await startAdmin({ host: '127.0.0.1', port: 0, ready: () => (ready ? { ready: true, pending } : { ready: false, reason: 'draining' }), metrics: () => m.render() });
     expect((await fetch(`${admin.url}/healthz`)).status).toBe(200);
     const notReady = await fetch(`${admin.url}/readyz`);
     expect(notReady.status).toBe(503);
     expect(await notReady.json()).toEqual({ status: 'not_ready', reason: 'draining' });
     ready = true;
     expect((await fetch(`${admin.url}/readyz`)).status).toBe(200);
+    // A ready instance names a source added later that has not loaded yet (names only).
+    pending = ['billing'];
+    const stillReady = await fetch(`${admin.url}/readyz`);
+    expect(stillReady.status).toBe(200);
+    expect(await stillReady.json()).toEqual({ status: 'ready', pendingSources: ['billing'] });
     const scrape = await fetch(`${admin.url}/metrics`);
     expect(scrape.status).toBe(200);
     expect(await scrape.text()).toContain('ficta_tokens{state="active"} 12');
