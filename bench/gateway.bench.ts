@@ -6,6 +6,7 @@
 // usage: node --import tsx bench/gateway.bench.ts [--secrets 10000] [--tenants 1000] [--requests 1200] [--rounds 2] [--reloads 3] [--json]
 
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -65,8 +66,13 @@ process.on('SIGINT', () => {
   process.exit(130);
 });
 
-/** Writes the G source files (secret i in source i mod G) and the mock's watch list; returns the values by source. */
-function writeSources(seed: number, rotate = SECRETS): string[][] {
+interface Generation {
+  files: Array<[string, string]>;
+  bySource: string[][];
+}
+
+/** The G source files of a generation of values (secret i in source i mod G) and the mock's watch list. */
+function generation(seed: number, rotate = SECRETS): Generation {
   const all = Object.values(makeSecrets(SECRETS, 1));
   if (seed !== 1) {
     const fresh = Object.values(makeSecrets(rotate, seed));
@@ -74,12 +80,24 @@ function writeSources(seed: number, rotate = SECRETS): string[][] {
   }
   const bySource: string[][] = Array.from({ length: GROUPS }, () => []);
   all.forEach((v, i) => bySource[i % GROUPS]!.push(v));
-  bySource.forEach((values, k) => writeFileSync(join(dir, `g${k}.env`), values.map((v, i) => `S${k}_${i}='${v.replace(/'/g, '')}'`).join('\n') + '\n'));
-  writeFileSync(join(dir, 'watch.json'), JSON.stringify(all.map((v) => v.replace(/'/g, ''))));
-  return bySource.map((vs) => vs.map((v) => v.replace(/'/g, '')));
+  const files: Array<[string, string]> = bySource.map((values, k) => [join(dir, `g${k}.env`), values.map((v, i) => `S${k}_${i}='${v.replace(/'/g, '')}'`).join('\n') + '\n']);
+  files.push([join(dir, 'watch.json'), JSON.stringify(all.map((v) => v.replace(/'/g, '')))]);
+  return { files, bySource: bySource.map((vs) => vs.map((v) => v.replace(/'/g, ''))) };
 }
 
-let bySource = writeSources(1);
+/** Writes a generation's files; returns its values by source. */
+function writeSources(g: Generation): string[][] {
+  for (const [path, content] of g.files) writeFileSync(path, content);
+  return g.bySource;
+}
+
+/** The same, without holding this process's event loop (it times requests in flight meanwhile). */
+async function writeSourcesAsync(g: Generation): Promise<string[][]> {
+  await Promise.all(g.files.map(([path, content]) => writeFile(path, content)));
+  return g.bySource;
+}
+
+let bySource = writeSources(generation(1));
 
 /** A ~8 KB Anthropic request for tenant `t` holding four of its group's values. */
 function requestFor(t: number, base: string): RequestSpec {
@@ -131,10 +149,10 @@ const gateway = (
 ).child;
 log(`gateway ready in ${((performance.now() - started) / 1000).toFixed(1)} s (${SECRETS} secrets in ${GROUPS} sources, ${TENANTS} tenants)`);
 const reloads: number[] = [];
-const loops: Array<{ p99: number; max: number }> = [];
+const loops: Array<{ p99: number; max: number; gc: number; gcMax: number }> = [];
 gateway.process.stdout?.on('data', (d: Buffer | string) => {
   for (const m of String(d).matchAll(/reloaded ([\d.]+)/g)) reloads.push(Number(m[1]));
-  for (const m of String(d).matchAll(/loop ([\d.]+) ([\d.]+)/g)) loops.push({ p99: Number(m[1]), max: Number(m[2]) });
+  for (const m of String(d).matchAll(/loop ([\d.]+) ([\d.]+) ([\d.]+) ([\d.]+)/g)) loops.push({ p99: Number(m[1]), max: Number(m[2]), gc: Number(m[3]), gcMax: Number(m[4]) });
 });
 const mems: string[] = [];
 gateway.process.stdout?.on('data', (d: Buffer | string) => {
@@ -150,12 +168,12 @@ async function memoryLine(): Promise<string> {
   return `rss ${rss}, V8 heap ${heap} (used ${used}; new space ${young}, old space ${old}), external ${external} (array buffers ${buffers})`;
 }
 /** The gateway's event-loop delay since the last call (p99 and max, ms). */
-async function loopDelay(): Promise<{ p99: number; max: number }> {
+async function loopDelay(): Promise<{ p99: number; max: number; gc: number; gcMax: number }> {
   const n = loops.length;
   process.kill(gateway.process.pid as number, 'SIGUSR1');
   const end = Date.now() + 5000;
   while (loops.length === n && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
-  return loops[n] ?? { p99: NaN, max: NaN };
+  return loops[n] ?? { p99: NaN, max: NaN, gc: NaN, gcMax: NaN };
 }
 
 const targets: Target[] = [
@@ -242,25 +260,34 @@ for (let r = 0; r < ROUNDS; r++) {
 // event-loop delay over each round says what the reload held, whatever else loads the machine.
 const quietRounds: RoundResult[] = [];
 const reloadRounds: RoundResult[] = [];
-const loopsQuiet: Array<{ p99: number; max: number }> = [];
-const loopsReload: Array<{ p99: number; max: number }> = [];
+const loopsQuiet: Array<{ p99: number; max: number; gc: number; gcMax: number }> = [];
+const loopsReload: Array<{ p99: number; max: number; gc: number; gcMax: number }> = [];
 for (let k = 0; k < RELOADS; k++) {
   await loopDelay();
   quietRounds.push(await round(targets[2]!, REQUESTS));
   loopsQuiet.push(await loopDelay());
+  // Made before the round: the client's own work must not stall the requests it times.
+  const next = generation(k % 2 === 0 ? 2 : 1, ROTATE);
   let reloadSent = false;
   reloadRounds.push(
     await round(targets[2]!, REQUESTS, (i) => {
       if (reloadSent || i < REQUESTS / 4) return;
       reloadSent = true;
-      bySource = writeSources(k % 2 === 0 ? 2 : 1, ROTATE);
-      process.kill(gateway.process.pid as number, 'SIGHUP');
+      // FICTA_BENCH_RELOAD (bench/gateway-child.ts) other than `full`: SIGHUP alone, no files changed.
+      const write = (process.env.FICTA_BENCH_RELOAD ?? 'full') === 'full' ? writeSourcesAsync(next) : Promise.resolve(bySource);
+      void write.then((values) => {
+        bySource = values;
+        process.kill(gateway.process.pid as number, 'SIGHUP');
+      });
     }),
   );
   loopsReload.push(await loopDelay());
+  // The next pair starts once this reload is in use (a reload still building would overlap it).
+  const waitUntil = Date.now() + 30_000;
+  while (reloads.length <= k && Date.now() < waitUntil) await new Promise((r) => setTimeout(r, 20));
   const q = quietRounds[k]!;
   const l = reloadRounds[k]!;
-  log(`reload ${k + 1}: built in ${reloads[k] ?? '—'} ms; p99 ${quantile(q.totals, 0.99).toFixed(1)} ms without, ${quantile(l.totals, 0.99).toFixed(1)} ms with; event-loop delay p99/max ${loopsQuiet[k]!.p99}/${loopsQuiet[k]!.max} ms without, ${loopsReload[k]!.p99}/${loopsReload[k]!.max} ms with; ${l.errors} errors`);
+  log(`reload ${k + 1}: built in ${reloads[k] ?? '—'} ms; p99 ${quantile(q.totals, 0.99).toFixed(1)} ms without, ${quantile(l.totals, 0.99).toFixed(1)} ms with; event-loop delay p99/max ${loopsQuiet[k]!.p99}/${loopsQuiet[k]!.max} ms without, ${loopsReload[k]!.p99}/${loopsReload[k]!.max} ms with; GC total/longest ${loopsQuiet[k]!.gc}/${loopsQuiet[k]!.gcMax} ms without, ${loopsReload[k]!.gc}/${loopsReload[k]!.gcMax} ms with; gateway CPU ${q.cpuMs?.toFixed(0)} ms without, ${l.cpuMs?.toFixed(0)} ms with; ${l.errors} errors`);
 }
 const rssAfterReload = memory(gateway.pids);
 const median = (xs: number[]): number => quantile([...xs].sort((a, b) => a - b), 0.5);

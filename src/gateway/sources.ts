@@ -9,7 +9,7 @@ import type { FictaError } from '../errors.ts';
 import { parseDuration } from '../config/duration.ts';
 import { ok } from '../util/result.ts';
 import type { SecretEntry, SecretSource } from '../secrets/types.ts';
-import { readSource } from './source-kinds.ts';
+import { readSource, type SourceValue } from './source-kinds.ts';
 import { acceptRead, newState, readingPart, retireAll, schedule, type SourceState } from './source-state.ts';
 import { createInUse } from './source-use.ts';
 import { DEFAULT_RETAIN, type SourceConfig } from './sources-config.ts';
@@ -114,9 +114,28 @@ export async function createOrgSources(configs: readonly SourceConfig[], options
   };
   let closed = false;
 
+  /**
+   * A source's entries as the registry takes them, made again only when its values, retired values or
+   * groups changed: a reload after one source changed reuses every other source's (long-lived) objects.
+   */
+  const handed = new WeakMap<SourceState, { current: SourceValue[]; groups: readonly string[]; version: number; retired: number; entries: SecretEntry[] }>();
+  const entriesOf = (s: SourceState): SecretEntry[] => {
+    const last = handed.get(s);
+    if (last !== undefined && last.current === s.current && last.groups === s.config.groups && last.version === s.version && last.retired === s.retired.size) return last.entries;
+    const name = s.config.name;
+    const entries: SecretEntry[] = [];
+    for (const v of s.current) entries.push({ name: v.name, value: v.value, source: name, groups: s.config.groups });
+    for (const [value, r] of s.retired) entries.push({ name: r.name, value, source: name, groups: r.groups });
+    handed.set(s, { current: s.current, groups: s.config.groups, version: s.version, retired: s.retired.size, entries });
+    return entries;
+  };
+
   const readOnce = async (s: SourceState): Promise<boolean> => {
     const generation = s.generation;
     const r = await readSource(s.config, options.env);
+    // Reads that finish together are taken one task each: a reload of 10 sources of 1,000 values each
+    // otherwise parses and compares them all in one stretch of the request thread.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     // A read of a definition since replaced, or of a source since removed, is dropped.
     if (s.removed || closed || s.generation !== generation) return false;
     if (!r.ok) {
@@ -192,9 +211,7 @@ export async function createOrgSources(configs: readonly SourceConfig[], options
         const out: SecretEntry[] = [];
         const carried = new Map<SourceState, SourceUse>();
         for (const s of states) {
-          const name = s.config.name;
-          for (const v of s.current) out.push({ name: v.name, value: v.value, source: name, groups: s.config.groups });
-          for (const [value, r] of s.retired) out.push({ name: r.name, value, source: name, groups: r.groups });
+          for (const e of entriesOf(s)) out.push(e);
           carried.set(s, { version: s.version, values: s.current.length, retained: s.retired.size });
         }
         inUse.handedOut(carried);

@@ -102,7 +102,11 @@ function childLists(parent: Int32Array, n: number, order?: Int32Array): { start:
  * occur instead of making the whole table shallow. Every state keeps CSR children, a fail link (row
  * offset or ~id), outputs and a dictionary link, for the careful walk.
  */
-export function buildTables(patterns: readonly Uint8Array[], families: readonly PatternFamily[] = NO_FAMILIES): BuiltTables {
+/**
+ * Builds the tables. `pause`, when given, is called every few thousand steps of each long loop: the set-build
+ * worker (src/redact/matcher-worker.ts) sleeps there now and then, so a build shares the CPU with requests.
+ */
+export function buildTables(patterns: readonly Uint8Array[], families: readonly PatternFamily[] = NO_FAMILIES, pause?: () => void): BuiltTables {
   const plain = patterns.length;
   const seen = new Uint8Array(256);
   let total = 0;
@@ -161,7 +165,9 @@ export function buildTables(patterns: readonly Uint8Array[], families: readonly 
   const baseNode = new Int32Array(used.length);
   let nodes = 1;
   let prev: Uint8Array = new Uint8Array(0);
+  let step = 0;
   for (const i of order) {
+    if ((++step & 511) === 0) pause?.();
     const p = itemBytes(i);
     const lim = Math.min(p.length, prev.length);
     let l = 0;
@@ -229,6 +235,7 @@ export function buildTables(patterns: readonly Uint8Array[], families: readonly 
   const depthOf = new Int32Array(N);
   let tail = 1;
   for (let h = 0; h < N; h++) {
+    if ((h & 8191) === 8191) pause?.();
     const u = oldOf[h]!;
     depthOf[h] = depthOld[u]!;
     firstChild[h] = tail;
@@ -282,6 +289,7 @@ export function buildTables(patterns: readonly Uint8Array[], families: readonly 
     }
   };
   for (let u = 0; u < N; u++) {
+    if ((u & 4095) === 4095) pause?.();
     const cs = firstChild[u]!;
     const ce = firstChild[u + 1]!;
     const row = rowOf[u]!;
@@ -318,6 +326,7 @@ export function buildTables(patterns: readonly Uint8Array[], families: readonly 
   const dict = new Int32Array(N).fill(-1);
   const emits = new Uint8Array(N);
   for (let v = 1; v < N; v++) {
+    if ((v & 32767) === 0) pause?.();
     const fs = stateOf(failAll[v]!);
     dict[v] = outStart[fs] !== outStart[fs + 1] ? fs : dict[fs]!;
     emits[v] = outStart[v] !== outStart[v + 1] || dict[v] !== -1 ? 1 : 0;
@@ -325,6 +334,7 @@ export function buildTables(patterns: readonly Uint8Array[], families: readonly 
 
   // Entries into rows of states that emit become traps: the careful walk reports them.
   for (let at = ROOT; at < trap; at++) {
+    if ((at & 131071) === 0) pause?.();
     const e = table[at]!;
     if (e !== trap && emits[stateOf(e)] === 1) table[at] = trap;
   }

@@ -270,25 +270,27 @@ export function assembleSecretSet(entries: readonly SecretInput[], tables: SetTa
 /** {@link assembleSecretSet} as steps (a reload runs them in slices). */
 export function* assembleSecretSetSteps(entries: readonly SecretInput[], tables: SetTables, placeholderKey: Uint8Array, detection: Detection | undefined, scheme: TenantScheme | undefined): Steps<SecretSet> {
   const { secretOf } = tables;
+  // One string per secret (a second name joins as "a|b"), hosts only where an entry has some: no small
+  // array per secret for the collector to copy while requests are in flight.
   const values: string[] = [];
-  const names: string[][] = [];
-  const hosts: Array<Set<string> | undefined> = [];
+  const names: string[] = [];
+  let hosts: Map<number, Set<string>> | undefined;
   for (let i = 0; i < entries.length; i++) {
     if (i % STEP_EVERY === STEP_EVERY - 1) yield;
     const e = entries[i] as SecretInput;
     const index = secretOf[i] as number;
     if (index === values.length) {
       values.push(e.value);
-      names.push([e.name]);
-      hosts.push(undefined);
+      names.push(e.name);
     } else {
-      const list = names[index] as string[];
-      if (!list.includes(e.name)) list.push(e.name);
+      const joined = names[index] as string;
+      if (joined !== e.name && !joined.split('|').includes(e.name)) names[index] = `${joined}|${e.name}`;
     }
     if (e.hosts !== undefined && e.hosts.length > 0) {
-      const own = hosts[index] ?? new Set<string>();
+      hosts ??= new Map();
+      let own = hosts.get(index);
+      if (own === undefined) hosts.set(index, (own = new Set()));
       for (const h of e.hosts) own.add(h);
-      hosts[index] = own;
     }
   }
   // A gateway set has no placeholders of its own: each request uses its tenant's (src/gateway/tenant-set.ts).
@@ -321,8 +323,9 @@ export function* assembleSecretSetSteps(entries: readonly SecretInput[], tables:
   const astral = new Set(tables.astral);
   const cache = new Map<number, Buffer>();
   yield;
-  const joinedNames = names.map((n) => (n.length === 1 ? (n[0] as string) : n.join('|')));
-  const hostLists = hosts.map((h) => (h === undefined ? NO_HOSTS : [...h]));
+  const joinedNames = names;
+  const hostLists: (readonly string[])[] = new Array<readonly string[]>(values.length).fill(NO_HOSTS);
+  if (hosts !== undefined) for (const [index, own] of hosts) hostLists[index] = [...own];
   const store = detection?.store;
   const detector = detection?.detector;
   return {

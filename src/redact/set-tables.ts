@@ -60,8 +60,11 @@ export interface SetTables {
   automaton?: BuiltTables;
 }
 
-/** Builds the tables (in a worker for a gateway reload, in place otherwise). */
-export function buildSetTables(input: TablesInput): SetTables {
+/**
+ * Builds the tables (in a worker for a gateway reload, in place otherwise). `pause`, when given, is called
+ * every few thousand steps (see buildTables).
+ */
+export function buildSetTables(input: TablesInput, pause?: () => void): SetTables {
   const { values: joined, valueLengths } = input;
   const entries = valueLengths.length;
   const secretOf = new Int32Array(entries);
@@ -69,6 +72,7 @@ export function buildSetTables(input: TablesInput): SetTables {
   const values: string[] = [];
   let at = 0;
   for (let i = 0; i < entries; i++) {
+    if ((i & 2047) === 2047) pause?.();
     const v = joined.slice(at, at + (valueLengths[i] as number));
     at += valueLengths[i] as number;
     let s = byValue.get(v);
@@ -86,6 +90,7 @@ export function buildSetTables(input: TablesInput): SetTables {
   const patternDepth: number[] = [];
   let total = 0;
   for (let i = 0; i < values.length; i++) {
+    if ((i & 2047) === 2047) pause?.();
     const v = values[i] as string;
     let prev = '';
     for (let depth = 0; depth < FORM_DEPTHS; depth++) {
@@ -132,7 +137,7 @@ export function buildSetTables(input: TablesInput): SetTables {
     bmp,
     astral: Int32Array.from(astral),
   };
-  if (input.gateway !== undefined) out.gateway = gatewayTables(input.gateway, values, secretOf);
+  if (input.gateway !== undefined) out.gateway = gatewayTables(input.gateway, values, secretOf, pause);
   else if (input.placeholderKey !== undefined) {
     const key = input.placeholderKey;
     out.placeholders = values.map((v) => derivePlaceholder(key, v));
@@ -145,7 +150,7 @@ export function buildSetTables(input: TablesInput): SetTables {
       p += n;
     }
     for (const a of input.automaton.anchors) patterns.push(a);
-    out.automaton = buildTables(patterns, input.automaton.families);
+    out.automaton = buildTables(patterns, input.automaton.families, pause);
   }
   return out;
 }
@@ -217,10 +222,13 @@ export function lookupFingerprint(fingerprints: Uint16Array, slots: Int32Array, 
   }
 }
 
-function gatewayTables(g: NonNullable<TablesInput['gateway']>, values: readonly string[], secretOf: Int32Array): GatewayTables {
+function gatewayTables(g: NonNullable<TablesInput['gateway']>, values: readonly string[], secretOf: Int32Array, pause: (() => void) | undefined): GatewayTables {
   const key = createSecretKey(g.fingerprintKey);
   const fingerprints = new Uint16Array(values.length * 4);
-  for (let i = 0; i < values.length; i++) fingerprintCodes(key, values[i] as string, fingerprints, i * 4);
+  for (let i = 0; i < values.length; i++) {
+    if ((i & 511) === 511) pause?.();
+    fingerprintCodes(key, values[i] as string, fingerprints, i * 4);
+  }
   const slots = fingerprintSlots(fingerprints);
 
   // Entitlement classes: one per combination of origins (sources with their groups) a value comes from.
