@@ -11,6 +11,9 @@ export interface InUse<T> {
   at(version: number): T | undefined;
 }
 
+/** Sets remembered beyond the one in use (a reload builds one at a time; a few cover any race). */
+const MAX_KEPT = 4;
+
 export function createInUse<T>(): InUse<T> {
   let pending: T | undefined;
   const builtSets = new Map<number, T>();
@@ -24,6 +27,9 @@ export function createInUse<T>(): InUse<T> {
       if (pending === undefined) return;
       builtSets.set(version, pending);
       pending = undefined;
+      // Unread (nothing asked since: no scrape) entries of older sets go, so an instance nobody scrapes keeps
+      // a few, not one per reload.
+      for (const v of builtSets.keys()) if (builtSets.size > MAX_KEPT && v < version) builtSets.delete(v);
     },
     at(version) {
       if (version === inUseVersion) return inUse;

@@ -205,6 +205,23 @@ describe('createInUse', () => {
     expect(u.at(3)).toBe('three');
     expect(u.at(1)).toBe('three');
   });
+
+  it('keeps only a few unread sets when nobody asks (no scrape)', () => {
+    const u = createInUse<string>();
+    for (let v = 1; v <= 100; v++) {
+      u.handedOut(`load ${v}`);
+      u.built(v);
+    }
+    expect(u.at(100)).toBe('load 100');
+    expect(u.at(97)).toBe('load 100'); // forgotten once 100 was asked for
+    const w = createInUse<string>();
+    for (let v = 1; v <= 100; v++) {
+      w.handedOut(`load ${v}`);
+      w.built(v);
+    }
+    expect(w.at(50)).toBeUndefined(); // long gone: nothing to report but what was in use (nothing yet)
+    expect(w.at(99)).toBe('load 99');
+  });
 });
 
 describe('diffConfig and [[sources]]', () => {
