@@ -26,10 +26,13 @@ const SLEEP_MS = 6;
 
 const port = parentPort;
 if (port !== null) {
-  try {
-    setPriority(BUILD_NICE);
-  } catch {
-    // Not permitted or not supported here: the build runs at the process's priority.
+  // Only where the nice value is the calling thread's: elsewhere (macOS) it would be the whole process's.
+  if (process.platform === 'linux') {
+    try {
+      setPriority(BUILD_NICE);
+    } catch {
+      // Not permitted: the build runs at the process's priority (and still sleeps between slices).
+    }
   }
   port.once('message', (input: TablesInput) => {
     let reply: SetTablesReply;

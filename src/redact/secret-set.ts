@@ -301,21 +301,23 @@ export function* assembleSecretSetSteps(entries: readonly SecretInput[], tables:
   yield;
   const gateway = scheme === undefined || tables.gateway === undefined ? undefined : gatewayIndex(scheme, tables.gateway);
 
-  const anchors = detection === undefined ? undefined : anchorTables(detection.detector);
   const anchorBase = tables.patternLengths.length;
-  const patternLength = (): Int32Array => {
-    if (anchors === undefined) return tables.patternLengths;
-    const all = new Int32Array(anchorBase + anchors.lengths.length);
-    all.set(tables.patternLengths);
-    all.set(anchors.lengths, anchorBase);
-    return all;
+  // The anchors' tables are needed with the automaton, not before (serve's first set compiles after its ready line).
+  const fromTables = (): Compiled => {
+    const anchors = detection === undefined ? undefined : anchorTables(detection.detector);
+    let patternLength = tables.patternLengths;
+    if (anchors !== undefined) {
+      patternLength = new Int32Array(anchorBase + anchors.lengths.length);
+      patternLength.set(tables.patternLengths);
+      patternLength.set(anchors.lengths, anchorBase);
+    }
+    return {
+      matcher: tables.automaton !== undefined ? matcherFromTables(tables.automaton) : createMatcher(patternsOf(tables, anchors), anchors?.families ?? []),
+      patternLength,
+      anchorOf: anchors?.anchorOf ?? EMPTY_INT32,
+      anchorExtended: anchors?.anchorExtended ?? EMPTY_UINT8,
+    };
   };
-  const fromTables = (): Compiled => ({
-    matcher: tables.automaton !== undefined ? matcherFromTables(tables.automaton) : createMatcher(patternsOf(tables, anchors), anchors?.families ?? []),
-    patternLength: patternLength(),
-    anchorOf: anchors?.anchorOf ?? EMPTY_INT32,
-    anchorExtended: anchors?.anchorExtended ?? EMPTY_UINT8,
-  });
   yield;
   let compiled: Compiled | undefined = tables.automaton !== undefined ? fromTables() : undefined;
   const compile = (): Compiled => (compiled ??= fromTables());
