@@ -25,7 +25,7 @@ export const MAX_DIR_FILES = 100_000;
 export async function readSource(source: SourceConfig, env: NodeJS.ProcessEnv): Promise<Result<SourceValue[]>> {
   switch (source.type) {
     case 'dotenv':
-      return readDotenvFile(source.name, source.path);
+      return readDotenvFile(source, source.name, source.path);
     case 'dir':
       return readDir(source.name, source.path);
     case 'env':
@@ -35,18 +35,33 @@ export async function readSource(source: SourceConfig, env: NodeJS.ProcessEnv): 
           .map(([name, value]) => ({ name, value })),
       );
     case 'command':
-      return runCommand(source.name, source.command, source.timeout, env);
+      return runCommand(source, source.name, source.command, source.timeout, env);
   }
 }
 
-async function readDotenvFile(name: string, path: string): Promise<Result<SourceValue[]>> {
+/**
+ * The text each source last parsed and the values it gave: the same text is not parsed again, and gives
+ * the same array (a watch event and a SIGHUP, or a command refreshed every 30 s, mostly read the same bytes).
+ */
+const lastParse = new WeakMap<SourceConfig, { text: string; values: SourceValue[] }>();
+
+function parseOnce(source: SourceConfig, text: string, parse: (text: string) => Result<SourceValue[]>): Result<SourceValue[]> {
+  const last = lastParse.get(source);
+  if (last !== undefined && last.text === text) return ok(last.values);
+  const r = parse(text);
+  if (r.ok) lastParse.set(source, { text, values: r.value });
+  else lastParse.delete(source);
+  return r;
+}
+
+async function readDotenvFile(source: SourceConfig, name: string, path: string): Promise<Result<SourceValue[]>> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (cause) {
     return err(unreadable(name, `cannot read ${path}: ${codeOf(cause)}`, cause));
   }
-  return namesAndValues(parseDotenv(text, `source ${name} (${path})`));
+  return parseOnce(source, text, (t) => namesAndValues(parseDotenv(t, `source ${name} (${path})`)));
 }
 
 function namesAndValues(r: Result<Array<{ name: string; value: string }>>): Result<SourceValue[]> {
@@ -90,7 +105,7 @@ function trimOneNewline(s: string): string {
 }
 
 /** Runs the command without a shell; stdout (bounded) is the values, stderr is discarded unread. */
-function runCommand(name: string, argv: readonly string[], timeoutMs: number, env: NodeJS.ProcessEnv): Promise<Result<SourceValue[]>> {
+function runCommand(source: SourceConfig, name: string, argv: readonly string[], timeoutMs: number, env: NodeJS.ProcessEnv): Promise<Result<SourceValue[]>> {
   return new Promise((resolve) => {
     const [program, ...args] = argv as [string, ...string[]];
     let child: ReturnType<typeof spawn>;
@@ -117,7 +132,7 @@ function runCommand(name: string, argv: readonly string[], timeoutMs: number, en
       if (tooLarge) return resolve(err(unreadable(name, `${program} wrote more than ${MAX_SOURCE_BYTES} bytes`)));
       if (signal !== null) return resolve(err(unreadable(name, `${program} was stopped by ${signal}${signal === 'SIGKILL' ? ` (timeout ${timeoutMs} ms?)` : ''}`)));
       if (code !== 0) return resolve(err(unreadable(name, `${program} exited with code ${code}`)));
-      resolve(parseOutput(name, Buffer.concat(chunks).toString('utf8')));
+      resolve(parseOnce(source, Buffer.concat(chunks).toString('utf8'), (text) => parseOutput(name, text)));
     });
   });
 }

@@ -93,6 +93,9 @@ export function acceptRead(s: SourceState, next: SourceValue[], now: number): bo
   s.loaded = true;
   s.error = undefined;
   s.lastLoadAt = now;
+  // The same values in the same order (the same text read again, or a directory whose files did not
+  // change): nothing to retire, and the array in use stays (the registry's entries of it are reused).
+  if (!first && sameValues(next, s.current)) return false;
   const nextValues = new Set(next.map((v) => v.value));
   let differs = first || next.length !== s.current.length;
   for (const old of s.current) {
@@ -108,6 +111,13 @@ export function acceptRead(s: SourceState, next: SourceValue[], now: number): bo
   s.current = next;
   if (differs) s.version++;
   return differs;
+}
+
+function sameValues(a: readonly SourceValue[], b: readonly SourceValue[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i]!.name !== b[i]!.name || a[i]!.value !== b[i]!.value) return false;
+  return true;
 }
 
 /** Starts the source's refresh timer and (dir, dotenv) its watch; `refresh` is called for each. */

@@ -175,6 +175,34 @@ describe('sources at run time', () => {
     expect(o.ready()).toBe(true);
   });
 
+  it('reads the same text twice without parsing it again or changing anything; a changed text is read afresh', async () => {
+    const d = tmp();
+    const path = join(d, 'org.env');
+    writeFileSync(path, 'A=alpha-value-1\nB=bravo-value-2\n');
+    const [config] = parse([{ name: 'file', type: 'dotenv', path, groups: ['g'] }]) as [SourceConfig];
+    const first = await readSource(config, {});
+    const again = await readSource(config, {});
+    if (!first.ok || !again.ok) throw new Error('read failed');
+    expect(again.value).toBe(first.value); // the same array: not parsed again
+    const o = await open([{ name: 'file', type: 'dotenv', path, groups: ['g'] }]);
+    const before = await o.source.load();
+    expect(await o.refreshAll()).toBe(false);
+    expect(o.status()[0]!.version).toBe(1);
+    const after = await o.source.load();
+    if (!before.ok || !after.ok) throw new Error('load failed');
+    expect(after.value[0]).toBe(before.value[0]); // the registry is handed the same entries
+    writeFileSync(path, 'A=alpha-value-1\nB=bravo-value-3\n');
+    expect(await o.refreshAll()).toBe(true);
+    const loaded = await o.source.load();
+    if (!loaded.ok) throw loaded.error;
+    expect(loaded.value.map((e) => e.value).sort()).toEqual(['alpha-value-1', 'bravo-value-2', 'bravo-value-3']); // the old B retained
+    expect(o.status()[0]).toMatchObject({ version: 2, values: 2, retained: 1 });
+    // Back to a text read before: parsed again (only the last text is remembered), the retired value current again.
+    writeFileSync(path, 'A=alpha-value-1\nB=bravo-value-2\n');
+    expect(await o.refreshAll()).toBe(true);
+    expect(o.status()[0]).toMatchObject({ version: 3, values: 2, retained: 1 });
+  });
+
   it('is not ready until every source has loaded once', async () => {
     const d = tmp();
     const path = join(d, 'later.env');
