@@ -17,12 +17,15 @@ export type SetTablesReply = { ok: true; tables: SetTables } | { ok: false; mess
 export const BUILD_NICE = 19;
 
 /**
- * The build also sleeps SLEEP_MS after every WORK_MS of work: even at nice 19 a busy thread costs the
- * others on a saturated machine (a worker spinning 500 ms moved the bench's p99 by 8-12 ms, 150 ms in 2 ms
- * bursts 3 ms: within its noise), and a reload taking ~1 s instead of ~0.3 s changes nothing else.
+ * The build also sleeps SLEEP_MS after every WORK_MS of work. Even at nice 19 a busy thread costs the
+ * others on a saturated machine (its memory traffic, the collector's helper threads). Measured with
+ * bench/gateway.bench.ts, FICTA_BENCH_RELOAD=worker, 15 pairs: a 20,000-value build without pauses moved
+ * the p99 by ~13 ms; at 2 ms in 8 it still moved it by +13.2 ms and the event loop's p99 by +6 ms; at
+ * 2 ms in 16 by +3.7 ms and +1.5 ms. A reload then takes ~1–1.5 s instead of ~0.3 s; nothing else waits
+ * on it, but a new value is protected only from the swap (docs/gateway.md, "What it cannot protect").
  */
 const WORK_MS = 2;
-const SLEEP_MS = 6;
+const SLEEP_MS = 14;
 
 const port = parentPort;
 if (port !== null) {
