@@ -8,6 +8,7 @@
 import type { FictaError } from '../errors.ts';
 import { parseDuration } from '../config/duration.ts';
 import { ok } from '../util/result.ts';
+import { nextTask } from '../util/steps.ts';
 import type { SecretEntry, SecretSource } from '../secrets/types.ts';
 import { readSource, type SourceValue } from './source-kinds.ts';
 import { acceptRead, newState, readingPart, retireAll, schedule, type SourceState } from './source-state.ts';
@@ -135,7 +136,7 @@ export async function createOrgSources(configs: readonly SourceConfig[], options
     const r = await readSource(s.config, options.env);
     // Reads that finish together are taken one task each: a reload of 10 sources of 1,000 values each
     // otherwise parses and compares them all in one stretch of the request thread.
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await nextTask();
     // A read of a definition since replaced, or of a source since removed, is dropped.
     if (s.removed || closed || s.generation !== generation) return false;
     if (!r.ok) {

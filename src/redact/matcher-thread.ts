@@ -7,14 +7,12 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { COMPILED, ownScriptPath } from '../util/own-script.ts';
 import type { SetTablesReply } from './matcher-worker.ts';
-import { runStepsSliced } from '../util/steps.ts';
+import { nextTask, runStepsSliced } from '../util/steps.ts';
 import { anchorTables, assembleSecretSetSteps, setTablesInputSteps, type Detection, type SecretInput, type SecretSet, type TenantScheme } from './secret-set.ts';
 import { buildSetTables, type SetTables, type TablesInput } from './set-tables.ts';
 
 /** Longest stretch of this thread's part of a build before it gives the event loop back. */
 const SLICE_MS = 4;
-
-const nextTask = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 let fallbacks = 0;
 /** Builds that fell back to this thread because the worker failed (for tests and diagnostics). */

@@ -325,14 +325,13 @@ export function* assembleSecretSetSteps(entries: readonly SecretInput[], tables:
   const astral = new Set(tables.astral);
   const cache = new Map<number, Buffer>();
   yield;
-  const joinedNames = names;
   const hostLists: (readonly string[])[] = new Array<readonly string[]>(values.length).fill(NO_HOSTS);
   if (hosts !== undefined) for (const [index, own] of hosts) hostLists[index] = [...own];
   const store = detection?.store;
   const detector = detection?.detector;
   return {
     size: values.length,
-    names: joinedNames,
+    names: names,
     values,
     placeholders,
     placeholderBytes,
@@ -370,7 +369,7 @@ export function* assembleSecretSetSteps(entries: readonly SecretInput[], tables:
     },
     unverified: (index) => index < -1 && store?.unverified(index) === true,
     nameFor(index) {
-      if (index >= 0) return joinedNames[index] as string;
+      if (index >= 0) return names[index] as string;
       const kind = (detector?.kinds ?? KINDS)[kindOfSecret(index)];
       const value = kind?.label === undefined ? undefined : store?.valueBytes(index, 0);
       if (value !== undefined && kind?.label !== undefined) return kind.label(value.toString('utf8'));

@@ -6,7 +6,7 @@ import { FictaError } from '../errors.ts';
 import { termProblem, type TermInput } from '../detect/terms.ts';
 import { buildSecretSet, type Detection, type SecretSet, type TenantScheme } from '../redact/secret-set.ts';
 import { err, ok, type Result } from '../util/result.ts';
-import { runSteps, runStepsSliced, STEP_EVERY, type Steps } from '../util/steps.ts';
+import { nextTask, runSteps, runStepsSliced, STEP_EVERY, type Steps } from '../util/steps.ts';
 import { MIN_SECRET_LENGTH, type PlaceholderKeyProvider, type SecretEntry, type SecretSource } from './types.ts';
 
 export type SecretSnapshot =
@@ -111,11 +111,11 @@ export async function createSecretRegistry(options: RegistryOptions): Promise<Re
     // A reload built off the request path gives the event loop back between its phases: a source's load
     // resolves in microtasks, so reading, filtering and the first build slices would otherwise run as one
     // stretch (~30–50 ms with 10,000 values).
-    if (offThread) await yieldToRequests();
+    if (offThread) await nextTask();
     const sorted = sortEntries(loaded.value, true);
     const { kept, skipped, terms: usable } = offThread ? await runStepsSliced(sorted, SLICE_MS) : runSteps(sorted);
     if (skipped.length > 0) options.onSkipped?.(skipped);
-    if (offThread) await yieldToRequests();
+    if (offThread) await nextTask();
     let detection = options.detection;
     if (options.detectionFor !== undefined) {
       try {
@@ -179,7 +179,3 @@ export function unavailableError(snapshot: Extract<SecretSnapshot, { kind: 'unav
   return new FictaError('FICTA_VAULT_UNAVAILABLE', `secrets: unavailable, refusing to forward (${snapshot.error.message})`, { status: 503 });
 }
 
-/** Lets the event loop serve what is waiting (I/O included) before the next step of a reload. */
-function yieldToRequests(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}

@@ -4,6 +4,11 @@
 /** A computation that yields (nothing) at points where it may pause, and returns its result. */
 export type Steps<T> = Generator<void, T, void>;
 
+/** Resolves once the event loop has served what is waiting (I/O included): a point where a long job gives way. */
+export function nextTask(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 /** Runs the steps to the end in one go. */
 export function runSteps<T>(steps: Steps<T>): T {
   let next = steps.next();
@@ -17,7 +22,7 @@ export async function runStepsSliced<T>(steps: Steps<T>, sliceMs: number): Promi
   let next = steps.next();
   while (next.done !== true) {
     if (performance.now() - start > sliceMs) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await nextTask();
       start = performance.now();
     }
     next = steps.next();
